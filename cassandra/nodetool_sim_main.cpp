@@ -1,0 +1,2 @@
+// nodetool-sim entry point (work in progress).
+int main() { return 0; }

@@ -1,0 +1,2 @@
+// imds-emulator entry point (work in progress).
+int main() { return 0; }
