@@ -35,6 +35,8 @@ class Result {
   std::variant<T, E> v_;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
 
 }  // namespace cla

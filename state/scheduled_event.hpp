@@ -26,8 +26,8 @@ struct ScheduledEvent {
   std::string not_before_text;         // NotBefore as received, for logs
   std::string description;
   EventSource source = EventSource::unknown;
-  std::string source_text;             // EventSource as received ("" before api 2019-08-01)
-  std::int64_t duration_s = -1;        // DurationInSeconds; -1 when absent or unknown
+  std::string source_text;       // EventSource as received ("" before api 2019-08-01)
+  std::int64_t duration_s = -1;  // DurationInSeconds; -1 when absent or unknown
 };
 
 struct EventsDocument {
@@ -37,7 +37,9 @@ struct EventsDocument {
 
 // Azure names and EventIds are case-insensitive (ASCII).
 bool iequals(const std::string& a, const std::string& b);
-inline bool ids_equal(const std::string& a, const std::string& b) { return iequals(a, b); }
+inline bool ids_equal(const std::string& a, const std::string& b) {
+  return iequals(a, b);
+}
 std::string to_upper(std::string s);
 
 }  // namespace cla

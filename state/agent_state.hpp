@@ -1,0 +1,60 @@
+// What the agent persists (SPEC 2.6): events seen and what was done for each, and the node's drain state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "state/event_plan.hpp"
+#include "state/scheduled_event.hpp"
+
+namespace cla {
+
+struct EventRecord {
+  ScheduledEvent event;  // the latest version seen
+  EventPlan plan = EventPlan::other_vm;
+  WallTime first_seen{};
+  bool started_seen = false;
+  bool drain_complete = false;  // every step this event needs is done and persisted
+  bool drain_failed = false;
+  bool forced_unsafe = false;  // drained although unsafe: never approved
+  bool approved = false;
+  bool approval_rejected = false;  // IMDS answered 4xx: not retried
+  bool approval_withheld = false;  // policy forbids approving it (logged once)
+  bool unsafe_logged = false;
+  bool impact_warned = false;
+  bool notified_scheduled = false;
+  bool notified_starting = false;
+  bool notified_start = false;
+  std::optional<WallTime> drained_at;
+  std::optional<WallTime> approved_at;
+};
+
+// An event that is gone but whose NodeMaintenanceEnded waits for the node to be back in service.
+struct PendingEnded {
+  std::string event_id;
+  std::string event_type;
+};
+
+struct NodeDrainState {
+  bool out_of_service = false;  // set and persisted before the first mutating command
+  bool binary_disabled = false;
+  bool gossip_disabled = false;
+  bool flushed = false;
+  std::set<std::string> drained_for;  // upper-case EventIds the node is out of service for
+  std::optional<WallTime> out_since;
+  std::string boot_id_at_drain;
+};
+
+struct AgentState {
+  static constexpr int schema_version = 1;
+  std::optional<std::int64_t> last_incarnation{};
+  std::map<std::string, EventRecord> events{};  // key: upper-case EventId
+  NodeDrainState node{};
+  std::vector<PendingEnded> pending_ended{};
+  std::string boot_id{};  // the boot id when the state was last written
+};
+
+}  // namespace cla

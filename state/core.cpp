@@ -1,0 +1,222 @@
+// The decision core: documents in, actions out (SPEC 3.1, 3.2, 3.6); drain, restore and approval live beside
+// it.
+#include "state/core.hpp"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <set>
+
+namespace cla {
+
+namespace {
+std::string status_name(EventStatus s) {
+  switch (s) {
+    case EventStatus::scheduled:
+      return "Scheduled";
+    case EventStatus::started:
+      return "Started";
+    case EventStatus::unknown:
+      break;
+  }
+  return "Unknown";
+}
+}  // namespace
+
+Core::Core(CorePolicy policy, AgentState state) : policy_(std::move(policy)), state_(std::move(state)) {
+  incarnation_ = state_.last_incarnation;
+}
+
+EventRecord* Core::find(const std::string& event_id) {
+  auto it = state_.events.find(to_upper(event_id));
+  return it == state_.events.end() ? nullptr : &it->second;
+}
+
+void Core::log(Actions& out, Severity severity, std::string msg, boost::json::object fields) const {
+  out.push_back(LogAction{severity, std::move(msg), std::move(fields)});
+}
+
+void Core::log_event(Actions& out, Severity severity, std::string msg, const EventRecord& rec,
+                     boost::json::object extra) const {
+  const ScheduledEvent& e = rec.event;
+  boost::json::object f;
+  f["event_id"] = e.id;
+  f["event_type"] = e.type;
+  f["event_status"] = e.status_text.empty() ? status_name(e.status) : e.status_text;
+  f["event_source"] = e.source_text;
+  boost::json::array resources;
+  for (const auto& r : e.resources) resources.emplace_back(r);
+  f["resources"] = std::move(resources);
+  f["not_before"] = e.not_before_text;
+  f["duration_s"] = e.duration_s;
+  if (incarnation_) f["document_incarnation"] = *incarnation_;
+  for (auto& kv : extra) f[kv.key()] = std::move(kv.value());
+  out.push_back(LogAction{severity, std::move(msg), std::move(f)});
+}
+
+Actions Core::on_document(const EventsDocument& doc, WallTime now) {
+  Actions out;
+  if (incarnation_ && doc.incarnation < *incarnation_)
+    log(out, Severity::warning, "incarnation_went_backwards",
+        {{"previous", *incarnation_}, {"document_incarnation", doc.incarnation}});
+  const bool changed_incarnation = !incarnation_ || *incarnation_ != doc.incarnation;
+  incarnation_ = doc.incarnation;
+  state_.last_incarnation = doc.incarnation;
+
+  // The whole document is evaluated on every poll: it is small, and it makes restarts and IMDS resets
+  // trivial.
+  std::set<std::string> present;
+  bool changed = changed_incarnation;
+  for (const ScheduledEvent& event : doc.events) {
+    present.insert(to_upper(event.id));
+    const auto* before = find(event.id);
+    const bool is_new = before == nullptr;
+    const EventStatus old_status = is_new ? EventStatus::unknown : before->event.status;
+    note_event(event, now, out);
+    changed = changed || is_new || old_status != event.status;
+  }
+  for (auto it = state_.events.begin(); it != state_.events.end();) {
+    if (present.count(it->first)) {
+      ++it;
+      continue;
+    }
+    on_removed(it->second, out);
+    it = state_.events.erase(it);
+    changed = true;
+  }
+
+  if (adopt_disabled_node_) {
+    // After a corrupt state file the node was found disabled: it stays out for this node's pending impacts.
+    for (auto& [key, rec] : state_.events)
+      if (rec.plan == EventPlan::user_drain || rec.plan == EventPlan::platform_drain)
+        state_.node.drained_for.insert(key);
+    adopt_disabled_node_ = false;
+    changed = true;
+  }
+
+  document_seen_ = true;
+  if (safety_ == Safety::unsafe) safety_stale_ = true;  // unsafe: check again at every poll
+  if (changed) out.push_back(Persist{});
+  advance(now, out);
+  return out;
+}
+
+void Core::note_event(const ScheduledEvent& event, WallTime now, Actions& out) {
+  const std::string key = to_upper(event.id);
+  auto it = state_.events.find(key);
+  if (it == state_.events.end()) {
+    EventRecord rec;
+    rec.event = event;
+    rec.plan = plan_for(event, policy_);
+    rec.first_seen = now;
+    it = state_.events.emplace(key, std::move(rec)).first;
+    EventRecord& r = it->second;
+    log_event(out, Severity::info, "event_seen", r,
+              {{"affects_this_node", r.plan != EventPlan::other_vm}, {"plan", to_string(r.plan)}});
+    const bool drains = r.plan == EventPlan::user_drain || r.plan == EventPlan::platform_drain;
+    if (drains && event.status == EventStatus::scheduled) {
+      r.notified_scheduled = true;
+      out.push_back(Notify{MaintenancePhase::scheduled, event.id, event.type, event.not_before});
+    }
+  } else {
+    EventRecord& r = it->second;
+    const bool status_changed = r.event.status != event.status;
+    r.event = event;
+    if (status_changed && r.plan != EventPlan::other_vm)
+      log_event(out, Severity::info, "event_status_changed", r);
+  }
+  EventRecord& r = it->second;
+  if (event.status == EventStatus::started && !r.started_seen) {
+    r.started_seen = true;
+    on_started(r, out);
+  }
+}
+
+void Core::on_started(EventRecord& rec, Actions& out) {
+  if (rec.plan == EventPlan::other_vm || rec.plan == EventPlan::no_impact) return;  // expected: no warning
+  if (!rec.notified_start) {
+    rec.notified_start = true;
+    out.push_back(Notify{MaintenancePhase::start, rec.event.id, rec.event.type, std::nullopt});
+  }
+  const std::string key = to_upper(rec.event.id);
+  const NodeDrainState& node = state_.node;
+  const bool node_drained = node.out_of_service && node.binary_disabled && node.gossip_disabled;
+  if (node_drained) {
+    // Drained already (for this or another event): keep the node out until this impact is over too.
+    state_.node.drained_for.insert(key);
+    return;
+  }
+  if (!rec.impact_warned) {
+    rec.impact_warned = true;
+    log_event(out, Severity::warning, "impact_without_drain", rec);
+  }
+}
+
+void Core::on_removed(EventRecord& rec, Actions& out) {
+  if (rec.plan == EventPlan::other_vm) return;
+  const std::string key = to_upper(rec.event.id);
+  log_event(out, Severity::info, "event_removed", rec,
+            {{"was_drained_for", state_.node.drained_for.count(key) > 0}, {"approved", rec.approved}});
+  state_.node.drained_for.erase(key);
+  approval_retry_at_.erase(key);
+  approval_attempts_.erase(key);
+  if (rec.notified_scheduled || rec.notified_start)
+    state_.pending_ended.push_back(PendingEnded{rec.event.id, rec.event.type});
+}
+
+Actions Core::on_timer(WallTime now) {
+  Actions out;
+  advance(now, out);
+  return out;
+}
+
+Actions Core::on_safety(const SafetyResult& result, WallTime now) {
+  Actions out;
+  safety_in_flight_ = false;
+  safety_stale_ = false;
+  safety_ = result.safe ? Safety::safe : Safety::unsafe;
+  if (result.safe) {
+    last_unsafe_.reset();
+  } else {
+    last_unsafe_ = result;
+  }
+  advance(now, out);
+  return out;
+}
+
+Actions Core::on_step_done(Step step, const StepOutcome& outcome, WallTime now) {
+  Actions out;
+  step_in_flight_.reset();
+  if (is_drain_step(step)) {
+    drain_step_done(step, outcome, now, out);
+  } else {
+    restore_step_done(step, outcome, now, out);
+  }
+  advance(now, out);
+  return out;
+}
+
+void Core::advance(WallTime now, Actions& out) {
+  // One nodetool operation at a time; an impact coming beats a restore. Approvals run beside them, last,
+  // so that a drain completed in this pass is approved in this pass.
+  if (!busy() && !drain_work(now, out) && !restore_work(now, out)) emit_pending_ended(out);
+  approval_work(now, out);
+}
+
+std::optional<WallTime> Core::next_wakeup(WallTime now) const {
+  std::optional<WallTime> best;
+  auto consider = [&](WallTime t) {
+    if (t > now && (!best || t < *best)) best = t;
+  };
+  for (const auto& [key, rec] : state_.events) {
+    if (rec.event.status != EventStatus::scheduled) continue;
+    if (rec.plan == EventPlan::platform_drain && !state_.node.drained_for.count(key) && !rec.drain_failed) {
+      consider(drain_at(rec));
+      if (safety_ == Safety::unsafe) consider(forced_at(rec));
+    }
+  }
+  for (const auto& [key, at] : approval_retry_at_) consider(at);
+  if (restore_retry_at_) consider(*restore_retry_at_);
+  return best;
+}
+
+}  // namespace cla

@@ -1,0 +1,91 @@
+// The decision core: a pure state machine over documents, results and time; it returns actions, never does
+// I/O.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "state/agent_state.hpp"
+#include "state/core_io.hpp"
+
+namespace cla {
+
+using Actions = std::vector<Action>;
+
+class Core {
+ public:
+  Core(CorePolicy policy, AgentState state);
+
+  Actions start(const StartupInfo& info, WallTime now);
+  Actions on_document(const EventsDocument& doc, WallTime now);
+  Actions on_timer(WallTime now);
+  Actions on_safety(const SafetyResult& result, WallTime now);
+  Actions on_step_done(Step step, const StepOutcome& outcome, WallTime now);
+  Actions on_approval_done(const std::string& event_id, const ApprovalOutcome& outcome, WallTime now);
+
+  // The earliest instant after `now` at which the core wants on_timer; nullopt when nothing is timed.
+  std::optional<WallTime> next_wakeup(WallTime now) const;
+
+  const AgentState& state() const { return state_; }
+  const CorePolicy& policy() const { return policy_; }
+  bool busy() const { return step_in_flight_.has_value() || safety_in_flight_; }
+
+ private:
+  enum class Safety { unknown, safe, unsafe };
+
+  void advance(WallTime now, Actions& out);
+  void note_event(const ScheduledEvent& event, WallTime now, Actions& out);
+  void on_started(EventRecord& rec, Actions& out);
+  void on_removed(EventRecord& rec, Actions& out);
+
+  // drain (core_drain.cpp)
+  bool drain_work(WallTime now, Actions& out);
+  bool gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced);
+  void begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out);
+  std::optional<Step> next_drain_step(const EventRecord& rec) const;
+  void drain_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
+  WallTime drain_at(const EventRecord& rec) const;
+  WallTime forced_at(const EventRecord& rec) const;
+  WallTime impact_deadline(const EventRecord& rec, WallTime now) const;
+
+  // restore and restarts (core_restore.cpp)
+  bool restore_work(WallTime now, Actions& out);
+  Step next_restore_step();
+  void restore_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
+  void emit_pending_ended(Actions& out);
+
+  // approval (core_approval.cpp)
+  void approval_work(WallTime now, Actions& out);
+  bool wants_approval(EventRecord& rec, Actions& out);
+
+  void log(Actions& out, Severity severity, std::string msg, boost::json::object fields = {}) const;
+  void log_event(Actions& out, Severity severity, std::string msg, const EventRecord& rec,
+                 boost::json::object extra = {}) const;
+  EventRecord* find(const std::string& event_id);
+
+  CorePolicy policy_;
+  AgentState state_;
+  std::string boot_id_;
+  std::optional<std::int64_t> incarnation_;
+  bool document_seen_ = false;
+  bool adopt_disabled_node_ = false;
+
+  std::optional<Step> step_in_flight_;
+  bool safety_in_flight_ = false;
+  Safety safety_ = Safety::unknown;
+  bool safety_stale_ = true;
+  std::optional<SafetyResult> last_unsafe_;
+
+  std::optional<WallTime> drain_started_at_;
+  bool restoring_ = false;
+  bool restart_done_ = false;
+  bool restore_failure_logged_ = false;
+  std::optional<WallTime> restore_retry_at_;
+
+  std::optional<std::string> approval_in_flight_;
+  std::map<std::string, WallTime> approval_retry_at_;
+  std::map<std::string, int> approval_attempts_;
+};
+
+}  // namespace cla

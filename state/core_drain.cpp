@@ -1,0 +1,145 @@
+// The drain half of the core: when to drain, the safety gate's verdicts, the forced drain, one step at a
+// time.
+#include <boost/json.hpp>
+
+#include "state/core.hpp"
+
+namespace cla {
+
+WallTime Core::drain_at(const EventRecord& rec) const {
+  if (rec.plan == EventPlan::user_drain || !rec.event.not_before) return rec.first_seen;
+  return *rec.event.not_before - policy_.drain_lead;
+}
+
+WallTime Core::forced_at(const EventRecord& rec) const {
+  if (!rec.event.not_before) return rec.first_seen;  // no known impact time: the impact may come at once
+  return *rec.event.not_before - policy_.unsafe_drain_lead;
+}
+
+WallTime Core::impact_deadline(const EventRecord& rec, WallTime now) const {
+  if (rec.event.not_before && *rec.event.not_before > now) return *rec.event.not_before;
+  return now + policy_.drain_deadline_without_not_before;
+}
+
+bool Core::drain_work(WallTime now, Actions& out) {
+  for (auto& [key, rec] : state_.events) {
+    if (rec.plan != EventPlan::user_drain && rec.plan != EventPlan::platform_drain) continue;
+    if (rec.event.status != EventStatus::scheduled) continue;  // Started: the impact is under way; wait
+    if (rec.drain_complete || rec.drain_failed) continue;
+    if (!state_.node.drained_for.count(key)) {
+      if (now < drain_at(rec)) continue;
+      bool forced = false;
+      if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced)) {
+        if (safety_in_flight_) return true;
+        continue;
+      }
+      begin_drain(rec, forced, now, out);
+    }
+    if (auto step = next_drain_step(rec)) {
+      step_in_flight_ = step;
+      out.push_back(RunStep{*step, impact_deadline(rec, now)});
+      return true;
+    }
+    // Every step this event needs is done: mark it (persisted before any approval, which comes next).
+    for (auto& [other_key, other] : state_.events) {
+      if (!state_.node.drained_for.count(other_key) || other.drain_complete || other.drain_failed) continue;
+      if (next_drain_step(other)) continue;
+      other.drain_complete = true;
+      other.drained_at = now;
+      boost::json::object extra{{"flushed", state_.node.flushed}};
+      if (drain_started_at_)
+        extra["duration_ms"] =
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_started_at_).count();
+      log_event(out, Severity::info, "drain_completed", other, std::move(extra));
+    }
+    drain_started_at_.reset();
+    out.push_back(Persist{});
+  }
+  return false;
+}
+
+// The gate is consulted only when the drain would take a serving node out; a node already out stays out.
+bool Core::gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced) {
+  const NodeDrainState& node = state_.node;
+  if (node.out_of_service && node.binary_disabled && node.gossip_disabled) return true;
+  if (safety_ == Safety::safe) return true;
+  if (safety_ == Safety::unsafe) {
+    if (!rec.unsafe_logged && last_unsafe_) {
+      rec.unsafe_logged = true;
+      boost::json::array racks;
+      for (const auto& r : last_unsafe_->down_racks) racks.emplace_back(r);
+      log_event(out, Severity::warning, "unsafe_to_drain", rec,
+                {{"down_racks", std::move(racks)}, {"reason", last_unsafe_->reason}});
+    }
+    if (now >= forced_at(rec)) {
+      forced = true;
+      return true;
+    }
+    if (!safety_stale_) return false;
+  }
+  if (!safety_in_flight_) {
+    safety_in_flight_ = true;
+    out.push_back(CheckSafety{});
+  }
+  return false;
+}
+
+void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out) {
+  NodeDrainState& node = state_.node;
+  const std::string key = to_upper(rec.event.id);
+  if (!node.out_of_service) {
+    node.out_of_service = true;
+    node.out_since = now;
+    node.boot_id_at_drain = boot_id_;
+  }
+  node.drained_for.insert(key);
+  rec.forced_unsafe = forced;
+  safety_ = Safety::unknown;  // a verdict is used once; the next drain asks again
+  safety_stale_ = true;
+  if (!drain_started_at_) drain_started_at_ = now;
+  if (forced) {
+    boost::json::array racks;
+    if (last_unsafe_)
+      for (const auto& r : last_unsafe_->down_racks) racks.emplace_back(r);
+    log_event(out, Severity::error, "drain_forced_unsafe", rec,
+              {{"down_racks", std::move(racks)}, {"reason", last_unsafe_ ? last_unsafe_->reason : ""}});
+  }
+  boost::json::object extra{{"forced_unsafe", forced}, {"flush", needs_flush(rec.event.type, policy_)}};
+  log_event(out, Severity::info, "drain_started", rec, std::move(extra));
+  if (!rec.notified_starting) {
+    rec.notified_starting = true;
+    out.push_back(Notify{MaintenancePhase::starting, rec.event.id, rec.event.type, rec.event.not_before});
+  }
+  out.push_back(Persist{});  // the intent is on disk before the first mutating command
+}
+
+std::optional<Step> Core::next_drain_step(const EventRecord& rec) const {
+  const NodeDrainState& node = state_.node;
+  if (node.flushed) return std::nullopt;  // nodetool drain already stopped both, and refuses more
+  if (!node.binary_disabled) return Step::disable_binary;
+  if (!node.gossip_disabled) return Step::disable_gossip;
+  if (needs_flush(rec.event.type, policy_)) return Step::flush;
+  return std::nullopt;
+}
+
+void Core::drain_step_done(Step step, const StepOutcome& outcome, WallTime /*now*/, Actions& out) {
+  NodeDrainState& node = state_.node;
+  if (outcome.ok) {
+    if (step == Step::disable_binary) node.binary_disabled = true;
+    if (step == Step::disable_gossip) node.gossip_disabled = true;
+    if (step == Step::flush) node.flushed = node.binary_disabled = node.gossip_disabled = true;
+    out.push_back(Persist{});
+    return;
+  }
+  // The step failed until the impact was due: no approval; Azure proceeds at NotBefore.
+  for (auto& [key, rec] : state_.events) {
+    if (!node.drained_for.count(key) || rec.drain_complete || rec.drain_failed) continue;
+    rec.drain_failed = true;
+    log_event(out, Severity::error, "nodetool_failed", rec,
+              {{"step", to_string(step)}, {"detail", outcome.detail}, {"approved", false}});
+  }
+  drain_started_at_.reset();
+  out.push_back(Persist{});
+}
+
+}  // namespace cla

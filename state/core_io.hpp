@@ -1,0 +1,91 @@
+// The decision core's vocabulary: what it is told (observations) and what it asks for (actions).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "state/scheduled_event.hpp"
+
+namespace cla {
+
+enum class Severity { debug, info, warning, error };
+
+// One nodetool (or restart_command) step of a drain or a restore.
+enum class Step {
+  disable_binary,     // nodetool disablebinary
+  disable_gossip,     // nodetool disablegossip
+  flush,              // nodetool drain
+  restart_cassandra,  // cassandra.restart_command
+  enable_gossip,      // nodetool enablegossip
+  enable_binary,      // nodetool enablebinary
+  confirm_restored,   // nodetool statusgossip + statusbinary both "running"
+};
+std::string_view to_string(Step step);
+bool is_drain_step(Step step);
+
+enum class MaintenancePhase { scheduled, starting, start, ended };
+std::string_view to_string(MaintenancePhase phase);  // NodeMaintenanceScheduled, ...
+
+struct LogAction {
+  Severity severity = Severity::info;
+  std::string msg;
+  boost::json::object fields;
+};
+struct CheckSafety {};
+struct RunStep {
+  Step step = Step::disable_binary;
+  WallTime deadline;  // retry until then
+};
+struct Approve {
+  std::string event_id;
+};
+struct Persist {};
+struct Notify {
+  MaintenancePhase phase = MaintenancePhase::scheduled;
+  std::string event_id;
+  std::string event_type;
+  std::optional<WallTime> start_time;
+};
+
+using Action = std::variant<LogAction, CheckSafety, RunStep, Approve, Persist, Notify>;
+
+bool operator==(const LogAction& a, const LogAction& b);
+bool operator==(const CheckSafety&, const CheckSafety&);
+bool operator==(const RunStep& a, const RunStep& b);
+bool operator==(const Approve& a, const Approve& b);
+bool operator==(const Persist&, const Persist&);
+bool operator==(const Notify& a, const Notify& b);
+std::ostream& operator<<(std::ostream& os, const Action& action);
+
+// Observations fed back by the shell.
+struct SafetyResult {
+  bool safe = false;
+  std::string reason;
+  std::vector<std::string> down_racks;
+};
+
+struct StepOutcome {
+  bool ok = false;
+  bool refused_after_drain = false;  // enable* refused: the node was drained, Cassandra needs a restart
+  std::string detail;                // one line for the log when not ok
+};
+
+enum class ApprovalResult { ok, retryable_failure, rejected };
+struct ApprovalOutcome {
+  ApprovalResult result = ApprovalResult::ok;
+  std::string detail;
+};
+
+enum class StateSource { loaded, missing, corrupt };
+struct StartupInfo {
+  StateSource source = StateSource::missing;
+  std::string boot_id;
+  std::optional<bool> gossip_running;  // nullopt: nodetool could not tell (Cassandra down?)
+  std::optional<bool> binary_running;
+};
+
+}  // namespace cla

@@ -1,0 +1,160 @@
+// The restore half of the core, and what it concludes at start-up from the state file and the node
+// (SPEC 3.3, 3.6).
+#include <boost/json.hpp>
+
+#include "state/core.hpp"
+
+namespace cla {
+
+Actions Core::start(const StartupInfo& info, WallTime now) {
+  Actions out;
+  boot_id_ = info.boot_id;
+  boost::json::object status;
+  status["gossip_running"] = info.gossip_running ? boost::json::value(*info.gossip_running) : nullptr;
+  status["binary_running"] = info.binary_running ? boost::json::value(*info.binary_running) : nullptr;
+  const bool found_disabled =
+      (info.gossip_running && !*info.gossip_running) || (info.binary_running && !*info.binary_running);
+
+  switch (info.source) {
+    case StateSource::missing:
+      log(out, Severity::info, "first_start", status);
+      if (found_disabled)
+        log(out, Severity::warning, "node_disabled_at_start",
+            {{"gossip_running", status["gossip_running"]},
+             {"binary_running", status["binary_running"]},
+             {"reason", "no state file: an operator may be at work; the agent leaves the node as it is"}});
+      break;
+    case StateSource::corrupt:
+      if (found_disabled) {
+        // The agent may have drained it before the file was lost: adopt it, restore once no event remains.
+        NodeDrainState& node = state_.node;
+        node.out_of_service = true;
+        node.binary_disabled = info.binary_running && !*info.binary_running;
+        node.gossip_disabled = info.gossip_running && !*info.gossip_running;
+        node.out_since = now;
+        node.boot_id_at_drain = boot_id_;
+        adopt_disabled_node_ = true;
+        log(out, Severity::warning, "adopting_disabled_node", status);
+      } else {
+        log(out, Severity::info, "node_status_at_start", status);
+      }
+      break;
+    case StateSource::loaded: {
+      if (!state_.boot_id.empty() && state_.boot_id != boot_id_) {
+        bool expected = false;
+        for (const auto& [key, rec] : state_.events)
+          expected = expected || (rec.plan != EventPlan::other_vm && expects_restart(rec.event.type));
+        log(out, expected ? Severity::info : Severity::warning,
+            expected ? "reboot_detected" : "unexpected_reboot",
+            {{"previous_boot_id", state_.boot_id},
+             {"boot_id", boot_id_},
+             {"node_out_of_service", state_.node.out_of_service}});
+      }
+      log(out, Severity::info, "state_loaded",
+          {{"events", state_.events.size()},
+           {"node_out_of_service", state_.node.out_of_service},
+           {"flushed", state_.node.flushed}});
+      break;
+    }
+  }
+  state_.boot_id = boot_id_;
+  out.push_back(Persist{});
+  return out;
+}
+
+bool Core::restore_work(WallTime now, Actions& out) {
+  const NodeDrainState& node = state_.node;
+  if (!document_seen_ || !node.out_of_service || !node.drained_for.empty()) {
+    restoring_ = false;
+    return false;
+  }
+  if (restore_retry_at_ && now < *restore_retry_at_) return false;
+  if (!restoring_) {
+    restoring_ = true;
+    restart_done_ = false;
+    log(out, Severity::info, "restore_started",
+        {{"flushed", node.flushed}, {"rebooted", node.boot_id_at_drain != boot_id_}});
+  }
+  const Step step = next_restore_step();
+  step_in_flight_ = step;
+  out.push_back(RunStep{step, now + policy_.restore_step_window});
+  return true;
+}
+
+Step Core::next_restore_step() {
+  NodeDrainState& node = state_.node;
+  if (node.flushed) {
+    if (node.boot_id_at_drain != boot_id_) {
+      node.flushed = false;  // the VM rebooted: Cassandra started afresh, memtables are no concern now
+    } else if (policy_.has_restart_command && !restart_done_) {
+      return Step::restart_cassandra;
+    } else {
+      return Step::confirm_restored;  // no restart_command: has an operator restarted it meanwhile?
+    }
+  }
+  if (node.gossip_disabled) return Step::enable_gossip;
+  if (node.binary_disabled) return Step::enable_binary;
+  return Step::confirm_restored;
+}
+
+void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out) {
+  NodeDrainState& node = state_.node;
+  if (outcome.ok) {
+    switch (step) {
+      case Step::restart_cassandra:
+        restart_done_ = true;
+        node.flushed = false;
+        break;
+      case Step::enable_gossip:
+        node.gossip_disabled = false;
+        break;
+      case Step::enable_binary:
+        node.binary_disabled = false;
+        break;
+      case Step::confirm_restored: {
+        boost::json::object f;
+        if (node.out_since)
+          f["out_s"] = std::chrono::duration_cast<std::chrono::seconds>(now - *node.out_since).count();
+        f["restarted"] = restart_done_;
+        node = NodeDrainState{};
+        restoring_ = false;
+        restore_failure_logged_ = false;
+        restore_retry_at_.reset();
+        log(out, Severity::info, "restore_completed", std::move(f));
+        break;
+      }
+      default:
+        break;
+    }
+    out.push_back(Persist{});
+    return;
+  }
+  if (outcome.refused_after_drain && !node.flushed) {
+    // Cassandra says it was drained (e.g. state adopted after a lost file): it needs a restart.
+    node.flushed = true;
+    node.boot_id_at_drain = boot_id_;
+    out.push_back(Persist{});
+    return;
+  }
+  const bool needs_restart = node.flushed && !policy_.has_restart_command;
+  boost::json::object f{
+      {"step", to_string(step)}, {"detail", outcome.detail}, {"retry_in_s", policy_.restore_retry.count()}};
+  if (!restore_failure_logged_) {
+    restore_failure_logged_ = true;
+    log(out, Severity::error, needs_restart ? "restart_required" : "restore_failed", std::move(f));
+  } else {
+    log(out, Severity::debug, "restore_retry_failed", std::move(f));
+  }
+  restart_done_ = false;
+  restore_retry_at_ = now + policy_.restore_retry;
+}
+
+void Core::emit_pending_ended(Actions& out) {
+  if (state_.node.out_of_service || state_.pending_ended.empty()) return;
+  for (const auto& p : state_.pending_ended)
+    out.push_back(Notify{MaintenancePhase::ended, p.event_id, p.event_type, std::nullopt});
+  state_.pending_ended.clear();
+  out.push_back(Persist{});
+}
+
+}  // namespace cla

@@ -1,0 +1,42 @@
+// How the core treats one scheduled event: the SPEC 3.2 table as pure functions of the event and the policy.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "state/scheduled_event.hpp"
+
+namespace cla {
+
+struct CorePolicy {
+  std::string resource_name;
+  std::chrono::seconds drain_lead{30};
+  std::chrono::seconds unsafe_drain_lead{10};
+  std::int64_t no_impact_freeze_max_s = 9;
+  bool approve_user_events = true;
+  bool approve_shared_events = false;
+  bool flush_before_restart = true;
+  bool has_restart_command = false;
+  std::chrono::seconds restore_retry{60};
+  std::chrono::seconds drain_deadline_without_not_before{60};
+  std::chrono::seconds restore_step_window{120};
+};
+
+enum class EventPlan {
+  other_vm,        // Resources do not name this node: logged once, ignored
+  no_impact,       // platform Freeze shorter than no_impact_freeze_max_s: approve at once, no drain
+  user_drain,      // EventSource User: drain now, no gate, approve if approve_user_events
+  platform_drain,  // anything else: gate and drain at NotBefore - drain_lead_s
+};
+
+std::string_view to_string(EventPlan plan);
+
+bool names_node(const ScheduledEvent& event, const std::string& resource_name);
+EventPlan plan_for(const ScheduledEvent& event, const CorePolicy& policy);
+// Types after which Cassandra must be restarted anyway: flush memtables before them.
+bool expects_restart(const std::string& event_type);
+bool needs_flush(const std::string& event_type, const CorePolicy& policy);
+// An approval releases every VM in Resources: does this one name VMs other than ours?
+bool is_shared(const ScheduledEvent& event, const std::string& resource_name);
+
+}  // namespace cla

@@ -1,0 +1,132 @@
+// Test driver for the decision core: builds events, feeds documents, and plays the shell with scripted
+// outcomes.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "state/core.hpp"
+#include "state/state_codec.hpp"
+
+namespace cla::test {
+
+using namespace std::chrono_literals;
+
+inline const WallTime T0 = WallTime(std::chrono::seconds(1'800'000'000));
+
+struct EventSpec {
+  std::string id = "E1";
+  std::string type = "Reboot";
+  EventStatus status = EventStatus::scheduled;
+  std::vector<std::string> resources = {"vm0"};
+  std::optional<std::chrono::seconds> not_before_in = 15min;  // relative to T0; nullopt = ""
+  EventSource source = EventSource::platform;
+  std::int64_t duration_s = -1;
+};
+
+inline ScheduledEvent make_event(const EventSpec& s) {
+  ScheduledEvent e;
+  e.id = s.id;
+  e.type = s.type;
+  e.resource_type = "VirtualMachine";
+  e.resources = s.resources;
+  e.status = s.status;
+  e.status_text = s.status == EventStatus::started ? "Started" : "Scheduled";
+  if (s.not_before_in && s.status == EventStatus::scheduled) {
+    e.not_before = T0 + *s.not_before_in;
+    e.not_before_text = "set";
+  }
+  e.source = s.source;
+  e.source_text = s.source == EventSource::user ? "User" : "Platform";
+  e.duration_s = s.duration_s;
+  return e;
+}
+
+inline EventsDocument doc(std::int64_t incarnation, std::vector<EventSpec> specs) {
+  EventsDocument d;
+  d.incarnation = incarnation;
+  for (const auto& s : specs) d.events.push_back(make_event(s));
+  return d;
+}
+
+inline CorePolicy test_policy() {
+  CorePolicy p;
+  p.resource_name = "vm0";
+  return p;
+}
+
+template <class T>
+std::vector<T> all_of(const Actions& actions) {
+  std::vector<T> out;
+  for (const auto& a : actions)
+    if (auto* t = std::get_if<T>(&a)) out.push_back(*t);
+  return out;
+}
+
+inline bool logged(const Actions& actions, const std::string& msg) {
+  return std::any_of(actions.begin(), actions.end(), [&](const Action& a) {
+    auto* l = std::get_if<LogAction>(&a);
+    return l && l->msg == msg;
+  });
+}
+
+inline std::vector<Step> steps(const Actions& actions) {
+  std::vector<Step> out;
+  for (const auto& r : all_of<RunStep>(actions)) out.push_back(r.step);
+  return out;
+}
+
+inline std::vector<MaintenancePhase> phases(const Actions& actions) {
+  std::vector<MaintenancePhase> out;
+  for (const auto& n : all_of<Notify>(actions)) out.push_back(n.phase);
+  return out;
+}
+
+// Plays the shell: executes every action the core asks for with the scripted outcomes until it asks for
+// nothing more, and returns every action seen. `persisted` receives the state at each Persist.
+struct Driver {
+  Core& core;
+  WallTime now = T0;
+  std::function<SafetyResult()> safety = [] { return SafetyResult{true, "ok", {}}; };
+  std::function<StepOutcome(Step)> step = [](Step) { return StepOutcome{true, false, ""}; };
+  std::function<ApprovalOutcome(const std::string&)> approval = [](const std::string&) {
+    return ApprovalOutcome{ApprovalResult::ok, ""};
+  };
+  std::vector<AgentState> persisted{};
+
+  Actions run(Actions pending) {
+    Actions seen;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      const Action a = pending[i];
+      seen.push_back(a);
+      Actions more;
+      if (std::holds_alternative<Persist>(a)) persisted.push_back(core.state());
+      if (std::holds_alternative<CheckSafety>(a)) more = core.on_safety(safety(), now);
+      if (auto* r = std::get_if<RunStep>(&a)) more = core.on_step_done(r->step, step(r->step), now);
+      if (auto* ap = std::get_if<Approve>(&a))
+        more = core.on_approval_done(ap->event_id, approval(ap->event_id), now);
+      pending.insert(pending.end(), more.begin(), more.end());
+    }
+    return seen;
+  }
+  Actions feed(const EventsDocument& d) { return run(core.on_document(d, now)); }
+  Actions at(WallTime t) {
+    now = t;
+    return run(core.on_timer(now));
+  }
+  Actions feed_at(WallTime t, const EventsDocument& d) {
+    now = t;
+    return feed(d);
+  }
+};
+
+inline Core started_core(CorePolicy policy = test_policy(), AgentState state = {},
+                         StateSource source = StateSource::missing, std::string boot_id = "boot-1") {
+  Core core(std::move(policy), std::move(state));
+  core.start(StartupInfo{source, std::move(boot_id), true, true}, T0);
+  return core;
+}
+
+}  // namespace cla::test
