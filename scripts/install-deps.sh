@@ -7,7 +7,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev
   libboost-program-options1.81-dev libboost-url1.81-dev
   prometheus-cpp-dev libsystemd-dev
-  curl jq procps
+  curl jq procps time
 )
 
 missing=()
