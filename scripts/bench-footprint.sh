@@ -6,8 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-${BENCH_SECONDS:-60}}
 scripts/install-deps.sh
-dpkg-query -W -f='${Status}' time 2>/dev/null | grep -q "install ok installed" || \
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
 scripts/build.sh >/dev/null
 bin=build/bin
 work=$(mktemp -d)
