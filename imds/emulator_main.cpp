@@ -1,2 +1,4 @@
 // imds-emulator entry point (work in progress).
-int main() { return 0; }
+int main() {
+  return 0;
+}
