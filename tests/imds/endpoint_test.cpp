@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(rejects_anything_else_saying_why) {
       {"http://127.0.0.1:0", "1..65535"},
       {"http://127.0.0.1:99999", "1..65535"},
       {"http://127.0.0.1:65536", "1..65535"},
-      {"http://127.0.0.1:80a", "not a URL"},
+      {"http://127.0.0.1:80a", "no path"},
   };
   for (const auto& [url, why] : cases) {
     BOOST_TEST_CONTEXT(url) {
