@@ -89,6 +89,7 @@ json::object fault_json(const Fault& f) {
   if (f.status) o["status"] = *f.status;
   if (f.delay.count() > 0) o["delay_ms"] = f.delay.count();
   if (f.malformed) o["malformed"] = true;
+  if (f.body) o["body"] = *f.body;
   if (f.remaining) o["count"] = *f.remaining;
   return o;
 }
@@ -133,7 +134,8 @@ HttpResponse log_route(EmulatorState& state, const HttpRequest& req, bool approv
                                   {"path", r.path},
                                   {"query", r.query},
                                   {"status", r.status},
-                                  {"metadata_header", r.metadata_header}});
+                                  {"metadata_header", r.metadata_header},
+                                  {"connection", r.connection}});
   }
   return json_response(http::status::ok, list, req);
 }
@@ -173,13 +175,17 @@ Result<EventSpec, FieldError> parse_event_spec(std::string_view body) {
 Result<Fault, FieldError> parse_fault(std::string_view body) {
   auto o = body_object(body);
   if (!o) return o.error();
-  if (auto e = unknown_field(*o, {"status", "delay_ms", "malformed", "count"})) return *e;
+  if (auto e = unknown_field(*o, {"status", "delay_ms", "malformed", "body", "count"})) return *e;
   Fault fault;
   std::int64_t status = 0, delay = 0, count = 0;
   if (auto e = read_int(*o, "status", 300, 599, status)) return *e;
   if (auto e = read_int(*o, "delay_ms", 0, 600000, delay)) return *e;
   if (auto e = read_int(*o, "count", 1, 1000000, count)) return *e;
   if (auto e = read_bool(*o, "malformed", fault.malformed)) return *e;
+  if (o->contains("body")) {
+    fault.body.emplace();
+    if (auto e = read_string(*o, "body", false, *fault.body)) return *e;
+  }
   if (status != 0) fault.status = static_cast<int>(status);
   fault.delay = std::chrono::milliseconds(delay);
   if (count != 0) fault.remaining = count;

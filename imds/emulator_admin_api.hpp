@@ -20,8 +20,9 @@ struct FieldError {
 // POST /admin/events body: {"type","resources"} required; not_before_in_s, duration_s, source, description,
 // started, complete_after_s optional (defaults: default_event_spec). Unknown fields are rejected (typos).
 Result<EventSpec, FieldError> parse_event_spec(std::string_view body);
-// POST /admin/faults body: any of {"status":300..599, "delay_ms":0..600000, "malformed":bool, "count":N};
-// {} clears. count limits the fault to the next N scheduledevents requests.
+// POST /admin/faults body: any of {"status":300..599, "delay_ms":0..600000, "malformed":bool, "body":"...",
+// "count":N}; {} clears. body replaces the GET document verbatim; count limits the fault to the next N
+// scheduledevents requests.
 Result<Fault, FieldError> parse_fault(std::string_view body);
 
 // Routes (all JSON; 400 {"error","field"} for a bad body; 404/405 for unknown paths/methods):

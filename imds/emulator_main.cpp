@@ -56,10 +56,12 @@ Admin API (JSON in and out, times as Unix seconds, t_ms in milliseconds):
   GET    /admin/events     current events with status, approvals, not_before, started_at, removal_at
   DELETE /admin/events/ID  cancel: the event disappears (204; 404 if unknown)
   POST   /admin/faults     on every VM's scheduledevents endpoint: {"status":500} answer that status,
-                           {"delay_ms":3000} answer late, {"malformed":true} truncated JSON; combine them,
-                           add "count":N to fault only the next N requests; {} clears
+                           {"delay_ms":3000} answer late, {"malformed":true} truncated JSON,
+                           {"body":"..."} this exact GET body; combine them, add "count":N to fault only
+                           the next N requests; {} clears
   GET    /admin/faults     the fault in force
-  GET    /admin/requests   [{"t","t_ms","vm","method","path","query","status","metadata_header"}...]
+  GET    /admin/requests   [{"t","t_ms","vm","method","path","query","status","metadata_header",
+                             "connection"}...]  (connection: which TCP connection carried the request)
   DELETE /admin/requests   forget them
   GET    /admin/approvals  [{"t","t_ms","vm","event_id"}...]
   GET    /admin/vms        [{"vm","fault_domain","incarnation"}...]

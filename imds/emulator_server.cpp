@@ -26,7 +26,7 @@ constexpr std::chrono::milliseconds kTick{100};
 
 // One keep-alive HTTP/1.1 connection: read a request, let `handler` answer (it may wait), write, repeat.
 template <class Handler>
-asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler) {
+asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler, std::uint64_t connection) {
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
   for (;;) {
@@ -45,7 +45,7 @@ asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler) {
     }
     stream.expires_never();
     HttpRequest req = parser.release();
-    HttpResponse res = co_await handler(req);
+    HttpResponse res = co_await handler(req, connection);
     res.keep_alive(req.keep_alive());
     stream.expires_after(kIdleTimeout);
     auto [write_ec, written] = co_await http::async_write(stream, res, nothrow);
@@ -56,7 +56,7 @@ asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler) {
 }
 
 template <class Handler>
-asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler) {
+asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler, std::uint64_t& connections) {
   asio::steady_timer backoff(acceptor.get_executor());
   for (;;) {
     auto [ec, socket] = co_await acceptor.async_accept(nothrow);
@@ -66,7 +66,8 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler) {
       co_await backoff.async_wait(nothrow);
       continue;
     }
-    asio::co_spawn(acceptor.get_executor(), serve_connection(std::move(socket), handler), asio::detached);
+    asio::co_spawn(acceptor.get_executor(), serve_connection(std::move(socket), handler, ++connections),
+                   asio::detached);
   }
 }
 
@@ -108,6 +109,7 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
   EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}());
 
   asio::io_context ioc(1);
+  std::uint64_t connections = 0;
   std::vector<tcp::acceptor> acceptors;
   for (const auto& vm : config.vms) {
     auto acceptor = open_listener(ioc, vm.listen, errors, "VM " + vm.name);
@@ -121,22 +123,22 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
     announce_line(announce, {{"listening", "vm"},
                              {"vm", config.vms[i].name},
                              {"address", endpoint_text(acceptors[i].local_endpoint())}});
-    auto handler = [&state, i](HttpRequest& req) -> asio::awaitable<HttpResponse> {
+    auto handler = [&state, i](HttpRequest& req, std::uint64_t connection) -> asio::awaitable<HttpResponse> {
       const Admission admission = admit_vm_request(state, i, req);
       if (admission.delay.count() > 0) {
         asio::steady_timer wait(co_await asio::this_coro::executor, admission.delay);
         co_await wait.async_wait(nothrow);
       }
-      co_return handle_vm_request(state, i, req, admission, WallClock::now());
+      co_return handle_vm_request(state, i, req, admission, WallClock::now(), connection);
     };
-    asio::co_spawn(ioc, accept_loop(acceptors[i], handler), asio::detached);
+    asio::co_spawn(ioc, accept_loop(acceptors[i], handler, connections), asio::detached);
   }
   announce_line(announce, {{"listening", "admin"}, {"address", endpoint_text(admin->local_endpoint())}});
   announce.flush();
-  auto admin_handler = [&state](HttpRequest& req) -> asio::awaitable<HttpResponse> {
+  auto admin_handler = [&state](HttpRequest& req, std::uint64_t) -> asio::awaitable<HttpResponse> {
     co_return handle_admin_request(state, req, WallClock::now());
   };
-  asio::co_spawn(ioc, accept_loop(*admin, admin_handler), asio::detached);
+  asio::co_spawn(ioc, accept_loop(*admin, admin_handler, connections), asio::detached);
   asio::co_spawn(ioc, tick(state), asio::detached);
 
   asio::signal_set signals(ioc, SIGTERM, SIGINT);

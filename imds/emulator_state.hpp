@@ -23,8 +23,9 @@ struct Fault {
   std::optional<int> status;              // answer this status with an {"error":...} body
   std::chrono::milliseconds delay{0};     // wait this long before answering
   bool malformed = false;                 // GET answers 200 with a truncated document
+  std::optional<std::string> body;        // GET answers 200 with exactly this body
   std::optional<std::int64_t> remaining;  // requests left before the fault clears itself; none: until cleared
-  bool active() const { return status || delay.count() > 0 || malformed; }
+  bool active() const { return status || delay.count() > 0 || malformed || body; }
 };
 
 struct RequestRecord {
@@ -35,6 +36,7 @@ struct RequestRecord {
   std::string query;  // as received, e.g. "api-version=2020-07-01"
   int status = 0;
   bool metadata_header = false;  // "Metadata: true" was sent
+  std::uint64_t connection = 0;  // which TCP connection carried it (numbered from 1 per emulator run)
 };
 
 struct ApprovalRecord {

@@ -134,7 +134,10 @@ HttpResponse scheduled_events(EmulatorState& state, std::size_t vm, const HttpRe
   if (req.method() != http::verb::get)
     return error_response(http::status::method_not_allowed, "The requested method is not allowed", req);
   HttpResponse res = json_response(http::status::ok, scheduled_events_document(state.events, vm), req);
-  if (admission.fault && admission.fault->malformed) {
+  if (admission.fault && admission.fault->body) {
+    res.body() = *admission.fault->body;
+    res.prepare_payload();
+  } else if (admission.fault && admission.fault->malformed) {
     res.body().resize(res.body().size() / 2);
     res.prepare_payload();
   }
@@ -194,13 +197,13 @@ Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpReque
 }
 
 HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req,
-                               const Admission& admission, WallTime now) {
+                               const Admission& admission, WallTime now, std::uint64_t connection) {
   state.events.advance(now);
   const Target t = parse_target(req.target());
   HttpResponse res = route(state, vm, req, t, admission, now);
   state.record(RequestRecord{now, state.vms[vm].name, std::string(req.method_string()),
                              t.valid ? t.path : std::string(req.target()), t.query,
-                             static_cast<int>(res.result_int()), metadata_header(req)});
+                             static_cast<int>(res.result_int()), metadata_header(req), connection});
   return res;
 }
 

@@ -25,7 +25,7 @@ Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpReque
 // (case-insensitive; repeated approvals too), 400 for a malformed body or an unknown EventId; 405 for other
 // methods; 404 {"error":...} under /metadata, an IIS-style HTML 404 elsewhere.
 HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req,
-                               const Admission& admission, WallTime now);
+                               const Admission& admission, WallTime now, std::uint64_t connection = 0);
 
 // The Scheduled Events document as vms()[vm] sees it (api-version 2020-07-01 fields).
 boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm);

@@ -81,6 +81,9 @@ BOOST_AUTO_TEST_CASE(faults_parse_and_clear) {
   BOOST_TEST(cla::parse_fault(R"({"status":500,"count":0})").error().field == "count");
   BOOST_TEST(cla::parse_fault(R"({"count":3})").error().field == "count");
   BOOST_TEST(cla::parse_fault(R"({"delay":3})").error().field == "delay");
+  BOOST_TEST(cla::parse_fault(R"({"body":"[]"})")->body.value() == "[]");
+  BOOST_TEST(cla::parse_fault(R"({"body":""})")->active());
+  BOOST_TEST(cla::parse_fault(R"({"body":1})").error().field == "body");
 }
 
 BOOST_FIXTURE_TEST_CASE(events_are_created_listed_and_cancelled, Fixture) {

@@ -157,6 +157,10 @@ BOOST_FIXTURE_TEST_CASE(faults_hit_valid_scheduled_events_requests_only, Fixture
   BOOST_TEST(!cla::parse_scheduled_events(bad.body()).ok());
 
   state.fault = cla::Fault{};
+  state.fault.body = R"({"DocumentIncarnation":"x","Events":[]})";
+  BOOST_TEST(call(request(http::verb::get, kEvents)).body() == *state.fault.body);
+
+  state.fault = cla::Fault{};
   state.fault.status = 307;
   const auto moved = call(request(http::verb::get, kEvents));
   BOOST_TEST(moved.result_int() == 307u);
