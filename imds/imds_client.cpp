@@ -40,6 +40,17 @@ std::optional<ImdsFailure> status_failure(const http::response<http::string_body
   return failure(Kind::http_status, std::move(detail), status);
 }
 
+// GET answers carry a body only with 200; another 2xx is unexpected.
+std::optional<ImdsFailure> not_200(const http::response<http::string_body>& res) {
+  if (res.result() == http::status::ok) return std::nullopt;
+  return failure(Kind::http_status, std::to_string(res.result_int()) + " instead of 200",
+                 static_cast<int>(res.result_int()));
+}
+
+ImdsFailure invalid_json(const Error& error, const http::response<http::string_body>& res) {
+  return failure(Kind::invalid_json, error.message + " in " + quoted_excerpt(res.body(), 200));
+}
+
 // A connection the server closed while it sat idle shows these errors on the next request.
 bool stale_connection_error(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
@@ -134,8 +145,10 @@ asio::awaitable<ImdsClient::Attempt> ImdsClient::attempt(const http::request<htt
   co_return a;
 }
 
-asio::awaitable<Result<ImdsClient::Response, ImdsFailure>> ImdsClient::exchange(
-    http::verb verb, std::string target, std::string body, std::chrono::milliseconds timeout) {
+asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(http::verb verb, std::string target,
+                                                             std::string body,
+                                                             std::chrono::milliseconds timeout,
+                                                             const Check& check) {
   const std::uint64_t generation = generation_;
   while (busy_) {
     co_await turn_.async_wait(nothrow);
@@ -165,51 +178,51 @@ asio::awaitable<Result<ImdsClient::Response, ImdsFailure>> ImdsClient::exchange(
   Attempt a = co_await attempt(request, timeout, generation);
   if (!a.response && a.stale) a = co_await attempt(request, timeout, generation);
   if (!a.response) co_return a.failure;
-  co_return std::move(*a.response);
+  auto problem = status_failure(*a.response);
+  if (!problem) problem = check(*a.response);
+  if (problem) close_connection();
+  co_return problem;
 }
 
 asio::awaitable<Result<EventsDocument, ImdsFailure>> ImdsClient::get_scheduled_events() {
-  auto res = co_await exchange(http::verb::get, scheduled_events_target(), {}, scheduled_events_timeout());
-  if (!res) co_return res.error();
-  if (res->result() != http::status::ok) {
-    auto f = status_failure(*res);
-    co_return f ? *f
-                : failure(Kind::http_status, std::to_string(res->result_int()) + " instead of 200",
-                          static_cast<int>(res->result_int()));
-  }
+  std::optional<EventsDocument> doc;
+  auto problem = co_await call(http::verb::get, scheduled_events_target(), {}, scheduled_events_timeout(),
+                               [&](const Response& res) -> std::optional<ImdsFailure> {
+                                 if (auto f = not_200(res)) return f;
+                                 auto json = parse_json(res.body());
+                                 if (!json) return invalid_json(json.error(), res);
+                                 auto parsed = scheduled_events_from_json(*json);
+                                 if (!parsed) return failure(Kind::wrong_shape, parsed.error().message);
+                                 doc = std::move(*parsed);
+                                 return std::nullopt;
+                               });
+  if (problem) co_return *problem;
   scheduled_events_answered_ = true;
-  auto json = parse_json(res->body());
-  if (!json)
-    co_return failure(Kind::invalid_json, json.error().message + " in " + quoted_excerpt(res->body(), 200));
-  auto doc = scheduled_events_from_json(*json);
-  if (!doc) co_return failure(Kind::wrong_shape, doc.error().message);
   co_return std::move(*doc);
 }
 
 asio::awaitable<std::optional<ImdsFailure>> ImdsClient::approve(std::string event_id) {
   const boost::json::object body{
       {"StartRequests", boost::json::array{boost::json::object{{"EventId", event_id}}}}};
-  auto res = co_await exchange(http::verb::post, scheduled_events_target(), boost::json::serialize(body),
-                               scheduled_events_timeout());
-  if (!res) co_return res.error();
-  co_return status_failure(*res);
+  co_return co_await call(http::verb::post, scheduled_events_target(), boost::json::serialize(body),
+                          scheduled_events_timeout(),
+                          [](const Response&) { return std::optional<ImdsFailure>(); });
 }
 
 asio::awaitable<Result<ComputeInfo, ImdsFailure>> ImdsClient::get_compute() {
-  auto res = co_await exchange(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01", {},
-                               options_.request_timeout);
-  if (!res) co_return res.error();
-  if (res->result() != http::status::ok) {
-    auto f = status_failure(*res);
-    co_return f ? *f
-                : failure(Kind::http_status, std::to_string(res->result_int()) + " instead of 200",
-                          static_cast<int>(res->result_int()));
-  }
-  auto json = parse_json(res->body());
-  if (!json)
-    co_return failure(Kind::invalid_json, json.error().message + " in " + quoted_excerpt(res->body(), 200));
-  auto info = compute_from_json(*json);
-  if (!info) co_return failure(Kind::wrong_shape, info.error().message);
+  std::optional<ComputeInfo> info;
+  auto problem =
+      co_await call(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01", {},
+                    options_.request_timeout, [&](const Response& res) -> std::optional<ImdsFailure> {
+                      if (auto f = not_200(res)) return f;
+                      auto json = parse_json(res.body());
+                      if (!json) return invalid_json(json.error(), res);
+                      auto parsed = compute_from_json(*json);
+                      if (!parsed) return failure(Kind::wrong_shape, parsed.error().message);
+                      info = std::move(*parsed);
+                      return std::nullopt;
+                    });
+  if (problem) co_return *problem;
   co_return std::move(*info);
 }
 

@@ -11,6 +11,7 @@
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,10 +34,11 @@ struct ImdsClientOptions {
 };
 
 // Talks to IMDS (or imds-emulator) with `Metadata: true` on every request, never through a proxy, never
-// following redirects. One connection is kept alive and reused; after any failure or `Connection: close` it
-// is closed and re-opened by the next call. A reused connection the server had already closed is retried
-// once on a fresh one (every request here is idempotent). Calls may overlap: they queue and run one at a
-// time. Adapters do not log: every outcome comes back as a value. The client must outlive its calls.
+// following redirects. One connection is kept alive and reused; after any failure (transport, status or
+// body) or `Connection: close` it is closed and re-opened by the next call. A reused connection the server
+// had already closed is retried once on a fresh one (every request here is idempotent). Calls may overlap:
+// they queue and run one at a time. Adapters do not log: every outcome comes back as a value. The client must
+// outlive its calls.
 class ImdsClient {
  public:
   // An endpoint that parse_endpoint rejects makes every call fail with Kind::connect (validate config first).
@@ -57,11 +59,14 @@ class ImdsClient {
 
  private:
   using Response = boost::beast::http::response<boost::beast::http::string_body>;
+  // Accepts a 2xx answer (nullopt) or says why not; may keep what it parsed.
+  using Check = std::function<std::optional<ImdsFailure>(const Response&)>;
   struct Attempt;
 
-  boost::asio::awaitable<Result<Response, ImdsFailure>> exchange(boost::beast::http::verb verb,
-                                                                 std::string target, std::string body,
-                                                                 std::chrono::milliseconds timeout);
+  // One request, queued behind any in flight: a failure of any kind closes the connection.
+  boost::asio::awaitable<std::optional<ImdsFailure>> call(boost::beast::http::verb verb, std::string target,
+                                                          std::string body, std::chrono::milliseconds timeout,
+                                                          const Check& check);
   boost::asio::awaitable<Attempt> attempt(
       const boost::beast::http::request<boost::beast::http::string_body>& request,
       std::chrono::milliseconds timeout, std::uint64_t generation);
