@@ -3,6 +3,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <random>
 
 #include "data_files.hpp"
 #include "imds/not_before.hpp"
@@ -184,6 +185,37 @@ BOOST_AUTO_TEST_CASE(any_prefix_of_a_document_is_handled_without_throwing) {
     cut[n / 2 < cut.size() ? n / 2 : 0] ^= 0x5a;  // and one flipped byte
     BOOST_CHECK_NO_THROW(cla::parse_scheduled_events(cut));
   }
+}
+
+BOOST_AUTO_TEST_CASE(random_mutations_of_real_documents_never_throw) {
+  std::mt19937 random(20240611);
+  std::size_t accepted = 0, rejected = 0;
+  for (const auto& name : cla::test::data_files("good")) {
+    const std::string original = cla::test::read_file(cla::test::imds_data("good/" + name));
+    if (original.size() > 10000) continue;
+    for (int round = 0; round < 300; ++round) {
+      std::string doc = original;
+      const int edits = 1 + static_cast<int>(random() % 4);
+      for (int e = 0; e < edits && !doc.empty(); ++e) {
+        const std::size_t at = random() % doc.size();
+        switch (random() % 3) {
+          case 0:
+            doc[at] = static_cast<char>(random() % 256);
+            break;
+          case 1:
+            doc.erase(at, 1 + random() % 8);
+            break;
+          default:
+            doc.insert(at, 1, "{}[]\",:0-9eE\\ "[random() % 14]);
+        }
+      }
+      cla::Result<cla::EventsDocument> r = cla::make_error("");
+      BOOST_REQUIRE_NO_THROW(r = cla::parse_scheduled_events(doc));
+      (r.ok() ? accepted : rejected)++;
+    }
+  }
+  BOOST_TEST(accepted > 0u);  // some edits land in text and keep the document valid
+  BOOST_TEST(rejected > accepted);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

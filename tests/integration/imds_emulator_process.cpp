@@ -17,7 +17,9 @@ namespace http = beast::http;
 namespace bp = boost::process::v2;
 using namespace std::chrono_literals;
 
-std::string emulator_path() { return std::string(CLA_BIN_DIR) + "/imds-emulator"; }
+std::string emulator_path() {
+  return std::string(CLA_BIN_DIR) + "/imds-emulator";
+}
 
 void require_2xx(const HttpReply& reply, const std::string& what) {
   if (reply.status < 200 || reply.status >= 300)
@@ -62,7 +64,8 @@ struct ImdsEmulatorProcess::Child {
         ctx.run();
         throw std::runtime_error("imds-emulator did not announce its listeners in time");
       }
-      if (error) throw std::runtime_error("imds-emulator exited before announcing its listeners: " + error.message());
+      if (error)
+        throw std::runtime_error("imds-emulator exited before announcing its listeners: " + error.message());
       buffer.append(chunk.data(), n);
     }
   }
@@ -141,7 +144,9 @@ ImdsEmulatorProcess::ImdsEmulatorProcess(std::vector<EmulatorVm> vms, std::vecto
   }
 }
 
-ImdsEmulatorProcess::~ImdsEmulatorProcess() { stop(); }
+ImdsEmulatorProcess::~ImdsEmulatorProcess() {
+  stop();
+}
 
 std::uint16_t ImdsEmulatorProcess::vm_port(const std::string& vm) const {
   const auto it = vm_ports_.find(vm);
@@ -172,7 +177,8 @@ int ImdsEmulatorProcess::stop() {
   return code;
 }
 
-HttpReply ImdsEmulatorProcess::admin(http::verb verb, const std::string& target, const std::string& body) const {
+HttpReply ImdsEmulatorProcess::admin(http::verb verb, const std::string& target,
+                                     const std::string& body) const {
   return http_call(admin_port_, verb, target, body);
 }
 
@@ -227,13 +233,11 @@ EmulatorRun run_emulator_to_exit(const std::vector<std::string>& args, std::chro
     run.exit_code = e ? -1 : code;
     --pending;
   });
-  bool done = false;
   ctx.restart();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (pending > 0 && ctx.run_one_until(deadline) > 0) {
   }
-  done = pending == 0;
-  if (!done) {
+  if (pending > 0) {
     beast::error_code ec;
     process.terminate(ec);
     throw std::runtime_error("imds-emulator did not exit within " + std::to_string(timeout.count()) + " ms");

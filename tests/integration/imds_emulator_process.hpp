@@ -2,10 +2,10 @@
 //
 //   cla::test::ImdsEmulatorProcess emulator({{"vm0", 0}, {"vm1", 1}});
 //   cla::ImdsClientOptions options{.endpoint = emulator.vm_endpoint("vm0")};
-//   std::string id = emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}});
-//   emulator.set_fault({{"status", 500}, {"count", 2}});
-//   boost::json::array seen = emulator.requests();     // what the VMs were asked
-//   emulator.stop();                                     // SIGTERM; the destructor does it too
+//   std::string id = emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s",
+//   5}}); emulator.set_fault({{"status", 500}, {"count", 2}}); boost::json::array seen = emulator.requests();
+//   // what the VMs were asked emulator.stop();                                     // SIGTERM; the
+//   destructor does it too
 //
 // Failures to start or to reach the admin API throw std::runtime_error (this is test code).
 #pragma once
@@ -63,14 +63,15 @@ class ImdsEmulatorProcess {
   int stop();
 
   // The admin API. admin() returns any status; the others throw unless the status is 2xx.
-  HttpReply admin(boost::beast::http::verb verb, const std::string& target, const std::string& body = {}) const;
+  HttpReply admin(boost::beast::http::verb verb, const std::string& target,
+                  const std::string& body = {}) const;
   std::string add_event(const boost::json::object& spec) const;  // POST /admin/events -> EventId
-  void cancel_event(const std::string& id) const;                 // DELETE /admin/events/{id}
-  void set_fault(const boost::json::object& fault) const;         // POST /admin/faults ({} clears)
-  boost::json::array events() const;                              // GET /admin/events
-  boost::json::array requests() const;                            // GET /admin/requests
-  boost::json::array approvals() const;                           // GET /admin/approvals
-  void clear_requests() const;                                    // DELETE /admin/requests
+  void cancel_event(const std::string& id) const;                // DELETE /admin/events/{id}
+  void set_fault(const boost::json::object& fault) const;        // POST /admin/faults ({} clears)
+  boost::json::array events() const;                             // GET /admin/events
+  boost::json::array requests() const;                           // GET /admin/requests
+  boost::json::array approvals() const;                          // GET /admin/approvals
+  void clear_requests() const;                                   // DELETE /admin/requests
 
  private:
   struct Child;
