@@ -1,0 +1,79 @@
+// imds-emulator's event model: the shared Scheduled Events of an availability set, advanced by injected time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "state/scheduled_event.hpp"
+
+namespace cla {
+
+// What the admin API asks for. default_event_spec() fills what Azure documents for the type.
+struct EventSpec {
+  std::string type;                    // Freeze, Reboot, Redeploy, Preempt, Terminate, or any text
+  std::vector<std::string> resources;  // VM names; need not be emulated VMs (other tenants never approve)
+  std::int64_t not_before_in_s = 900;  // notice: NotBefore = creation + this
+  std::int64_t duration_s = -1;        // DurationInSeconds
+  std::string source = "Platform";     // EventSource
+  std::string description;
+  bool started = false;                // true plays a hardware failure: Started at once, no Scheduled phase
+  std::int64_t complete_after_s = 10;  // Started -> removed after max(duration_s, 0) + this
+};
+
+// Documented minimum notice (Freeze/Reboot 15 min, Redeploy 10, Terminate 5, Preempt 30 s), a 5 s Freeze,
+// -1 duration otherwise, and the descriptions Azure writes.
+EventSpec default_event_spec(std::string type, std::vector<std::string> resources,
+                             std::string source = "Platform");
+
+struct EmulatedEvent {
+  std::string id;  // uppercase GUID
+  EventSpec spec;
+  EventStatus status = EventStatus::scheduled;
+  WallTime not_before;
+  std::optional<WallTime> started_at;
+  std::vector<std::string> approved_by;  // the listed VMs that approved, spelled as in spec.resources
+
+  bool approved_by_all() const;
+  WallTime removal_time() const;  // meaningful once started
+};
+
+// A random version-4 GUID in uppercase, as Azure writes EventIds.
+std::string random_guid(std::mt19937_64& random);
+
+// All VMs see every event (an availability set); each keeps its own DocumentIncarnation, raised by one on
+// every change: an event added, started, removed or cancelled. Scheduled -> Started when every VM listed in
+// Resources approved, or NotBefore passed; Started -> removed after max(duration_s, 0) + complete_after_s.
+// Approvals from VMs not listed are accepted and recorded by the caller but do not count (the case study's
+// reading of Azure: it waits for every tenant on the host, or NotBefore). No clock is read here.
+class EventModel {
+ public:
+  EventModel(std::vector<std::string> vms, std::uint64_t seed);
+
+  std::string add(EventSpec spec, WallTime now);  // returns the new EventId
+  bool cancel(std::string_view id);               // false: no such event
+  // Approval by vms()[vm]; false when no event has that id (compared case-insensitively). Approving a started
+  // event, or approving twice, is accepted and changes nothing.
+  bool approve(std::size_t vm, std::string_view id, WallTime now);
+  void advance(WallTime now);
+
+  const EmulatedEvent* find(std::string_view id) const;
+  const std::vector<EmulatedEvent>& events() const { return events_; }
+  const std::vector<std::string>& vms() const { return vms_; }
+  std::int64_t incarnation(std::size_t vm) const { return incarnations_.at(vm); }
+
+ private:
+  void changed();
+  std::string new_id();
+  EmulatedEvent* find_mutable(std::string_view id);
+
+  std::vector<std::string> vms_;
+  std::vector<std::int64_t> incarnations_;
+  std::vector<EmulatedEvent> events_;
+  std::mt19937_64 random_;
+};
+
+}  // namespace cla

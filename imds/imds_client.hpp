@@ -1,0 +1,89 @@
+// ImdsClient: Scheduled Events GET/POST and compute metadata over one kept-alive HTTP/1.1 connection.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "imds/compute_parser.hpp"
+#include "imds/endpoint.hpp"
+#include "imds/imds_failure.hpp"
+#include "state/result.hpp"
+#include "state/scheduled_event.hpp"
+
+namespace cla {
+
+struct ImdsClientOptions {
+  std::string endpoint;  // "http://169.254.169.254" or "http://127.0.0.1:8080" (see parse_endpoint)
+  std::string api_version = "2020-07-01";
+  std::chrono::milliseconds request_timeout{5000};
+  // Used for Scheduled Events requests until one GET has succeeded: the first call after the VM starts
+  // may take up to two minutes while Azure enables the service. Compute requests always use request_timeout.
+  std::chrono::milliseconds first_request_timeout{120000};
+  std::size_t body_limit = 1 << 20;
+};
+
+// Talks to IMDS (or imds-emulator) with `Metadata: true` on every request, never through a proxy, never
+// following redirects. One connection is kept alive and reused; after any failure (transport, status or
+// body) or `Connection: close` it is closed and re-opened by the next call. A reused connection the server
+// had already closed is retried once on a fresh one (every request here is idempotent). Calls may overlap:
+// they queue and run one at a time. Adapters do not log: every outcome comes back as a value. The client must
+// outlive its calls.
+class ImdsClient {
+ public:
+  // An endpoint that parse_endpoint rejects makes every call fail with Kind::connect (validate config first).
+  ImdsClient(boost::asio::any_io_executor ex, ImdsClientOptions options);
+  ImdsClient(const ImdsClient&) = delete;
+  ImdsClient& operator=(const ImdsClient&) = delete;
+
+  // GET {endpoint}/metadata/scheduledevents?api-version=X
+  boost::asio::awaitable<Result<EventsDocument, ImdsFailure>> get_scheduled_events();
+  // POST the same URL with {"StartRequests":[{"EventId":"..."}]}; nullopt on a 2xx answer.
+  boost::asio::awaitable<std::optional<ImdsFailure>> approve(std::string event_id);
+  // GET {endpoint}/metadata/instance/compute?api-version=2021-02-01
+  boost::asio::awaitable<Result<ComputeInfo, ImdsFailure>> get_compute();
+
+  // Aborts the request in flight and those queued behind it; each returns Kind::cancelled. Later calls run
+  // normally. Call from the executor's thread, at any time.
+  void cancel();
+
+ private:
+  using Response = boost::beast::http::response<boost::beast::http::string_body>;
+  // Accepts a 2xx answer (nullopt) or says why not; may keep what it parsed.
+  using Check = std::function<std::optional<ImdsFailure>(const Response&)>;
+  struct Attempt;
+
+  // One request, queued behind any in flight: a failure of any kind closes the connection.
+  boost::asio::awaitable<std::optional<ImdsFailure>> call(boost::beast::http::verb verb, std::string target,
+                                                          std::string body, std::chrono::milliseconds timeout,
+                                                          const Check& check);
+  boost::asio::awaitable<Attempt> attempt(
+      const boost::beast::http::request<boost::beast::http::string_body>& request,
+      std::chrono::milliseconds timeout, std::uint64_t generation);
+  std::chrono::milliseconds scheduled_events_timeout() const;
+  std::string scheduled_events_target() const;
+  void close_connection();
+
+  boost::asio::any_io_executor ex_;
+  ImdsClientOptions options_;
+  Result<Endpoint> endpoint_;
+  boost::asio::ip::address address_;
+  std::optional<boost::beast::tcp_stream> stream_;
+  boost::beast::flat_buffer buffer_;
+  boost::asio::steady_timer turn_;  // never expires; cancelled to wake calls queued behind a busy one
+  bool busy_ = false;
+  std::uint64_t generation_ = 0;  // bumped by cancel(); a call that sees it change was cancelled
+  bool scheduled_events_answered_ = false;
+};
+
+}  // namespace cla

@@ -1,0 +1,73 @@
+// ImdsClient's connection life against the real imds-emulator: the slow first call, a restarted emulator,
+// a kept-alive connection the server dropped.
+#include <boost/asio.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "imds/imds_client.hpp"
+#include "imds_client_support.hpp"
+#include "imds_emulator_process.hpp"
+
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using Kind = cla::ImdsFailure::Kind;
+using cla::test::await;
+using cla::test::ImdsEmulatorProcess;
+using cla::test::options_for;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(imds_client_connection_test)
+
+BOOST_AUTO_TEST_CASE(the_first_call_gets_the_long_timeout_until_one_succeeds) {
+  ImdsEmulatorProcess emulator({{"vm0", 0}, {"vm1", 1}}, {"--first-call-delay-ms", "1200"});
+  asio::io_context ioc;
+  auto patient_options = options_for(emulator, "vm0", 300ms);
+  patient_options.first_request_timeout = 5s;
+  cla::ImdsClient patient(ioc.get_executor(), patient_options);
+  const auto start = std::chrono::steady_clock::now();
+  BOOST_TEST(await(ioc, patient.get_scheduled_events()).ok());
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= 1150ms));
+  BOOST_TEST(await(ioc, patient.get_scheduled_events()).ok());
+
+  cla::ImdsClient hasty(ioc.get_executor(), options_for(emulator, "vm1", 300ms));
+  const auto first = await(ioc, hasty.get_scheduled_events());
+  BOOST_TEST_REQUIRE(!first.ok());
+  BOOST_TEST((first.error().kind == Kind::timeout));
+  BOOST_TEST(await(ioc, hasty.get_scheduled_events()).ok());  // only the first GET per VM is slow
+}
+
+BOOST_AUTO_TEST_CASE(reconnects_after_the_emulator_restarts) {
+  asio::io_context ioc;
+  auto emulator = std::make_unique<ImdsEmulatorProcess>(std::vector<cla::test::EmulatorVm>{{"vm0", 0}});
+  const std::uint16_t port = emulator->vm_port("vm0");
+  cla::ImdsClient client(ioc.get_executor(), options_for(*emulator, "vm0"));
+  BOOST_TEST(await(ioc, client.get_scheduled_events()).ok());
+  BOOST_TEST(emulator->stop() == 0);
+
+  const auto down = await(ioc, client.get_scheduled_events());
+  BOOST_TEST_REQUIRE(!down.ok());
+  BOOST_TEST((down.error().kind == Kind::connect), cla::describe(down.error()));
+  BOOST_TEST(down.error().retryable());
+
+  emulator = std::make_unique<ImdsEmulatorProcess>(std::vector<cla::test::EmulatorVm>{{"vm0", 0, port}});
+  const std::string id = emulator->add_event({{"type", "Reboot"}, {"resources", {"vm0"}}});
+  const auto back = await(ioc, client.get_scheduled_events());
+  BOOST_TEST_REQUIRE(back.ok(), (back.ok() ? "" : cla::describe(back.error())));
+  BOOST_TEST(back->events.at(0).id == id);
+}
+
+BOOST_AUTO_TEST_CASE(a_kept_alive_connection_the_server_dropped_is_retried_once) {
+  asio::io_context ioc;
+  auto emulator = std::make_unique<ImdsEmulatorProcess>(std::vector<cla::test::EmulatorVm>{{"vm0", 0}});
+  const std::uint16_t port = emulator->vm_port("vm0");
+  cla::ImdsClient client(ioc.get_executor(), options_for(*emulator, "vm0"));
+  BOOST_TEST(await(ioc, client.get_scheduled_events()).ok());
+  emulator->stop();
+  emulator = std::make_unique<ImdsEmulatorProcess>(std::vector<cla::test::EmulatorVm>{{"vm0", 0, port}});
+  const auto r = await(ioc, client.get_scheduled_events());  // the old connection is dead; a new one works
+  BOOST_TEST(r.ok(), (r.ok() ? "" : cla::describe(r.error())));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,237 @@
+// ImdsClient against the real imds-emulator on 127.0.0.1: headers, keep-alive, approvals, classified faults,
+// timeouts, cancellation, queueing and body limits.
+#include "imds/imds_client.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "imds_client_support.hpp"
+#include "imds_emulator_process.hpp"
+
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using Kind = cla::ImdsFailure::Kind;
+using cla::test::await;
+using cla::test::ImdsEmulatorProcess;
+using cla::test::options_for;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+struct Fixture {
+  ImdsEmulatorProcess emulator{{{"vm0", 0}, {"vm1", 1}}};
+  asio::io_context ioc;
+  cla::ImdsClient client{ioc.get_executor(), options_for(emulator, "vm0")};
+
+  cla::EventsDocument get() {
+    auto r = await(ioc, client.get_scheduled_events());
+    BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : cla::describe(r.error())));
+    return std::move(*r);
+  }
+  cla::ImdsFailure get_failure() {
+    auto r = await(ioc, client.get_scheduled_events());
+    BOOST_TEST_REQUIRE(!r.ok());
+    return r.error();
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(imds_client_test)
+
+BOOST_FIXTURE_TEST_CASE(reads_events_and_compute_with_metadata_header_on_one_connection, Fixture) {
+  const std::string id =
+      emulator.add_event({{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 600}});
+  const auto doc = get();
+  BOOST_TEST(doc.incarnation == 2);
+  BOOST_TEST_REQUIRE(doc.events.size() == 1u);
+  BOOST_TEST(doc.events[0].id == id);
+  BOOST_TEST((doc.events[0].status == cla::EventStatus::scheduled));
+  BOOST_TEST(doc.events[0].not_before.has_value());
+  const auto compute = await(ioc, client.get_compute());
+  BOOST_TEST_REQUIRE(compute.ok());
+  BOOST_TEST(compute->name == "vm0");
+  BOOST_TEST(compute->platform_fault_domain == 0);
+  BOOST_TEST(!await(ioc, client.approve(id)).has_value());
+
+  const auto requests = emulator.requests();
+  BOOST_TEST_REQUIRE(requests.size() == 3u);
+  for (const auto& r : requests) {
+    BOOST_TEST(r.at("metadata_header").as_bool());
+    BOOST_TEST(r.at("status").as_int64() == 200);
+    BOOST_TEST(r.at("connection") == requests[0].at("connection"));  // kept alive and reused
+  }
+  BOOST_TEST(requests[0].at("method").as_string() == "GET");
+  BOOST_TEST(requests[0].at("path").as_string() == "/metadata/scheduledevents");
+  BOOST_TEST(requests[0].at("query").as_string() == "api-version=2020-07-01");
+  BOOST_TEST(requests[1].at("path").as_string() == "/metadata/instance/compute");
+  BOOST_TEST(requests[1].at("query").as_string() == "api-version=2021-02-01");
+  BOOST_TEST(requests[2].at("method").as_string() == "POST");
+}
+
+BOOST_FIXTURE_TEST_CASE(approval_is_recorded_and_a_shared_event_waits_for_every_vm, Fixture) {
+  const std::string id =
+      emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 600}});
+  BOOST_TEST(!await(ioc, client.approve(lower(id))).has_value());
+  const auto approvals = emulator.approvals();
+  BOOST_TEST_REQUIRE(approvals.size() == 1u);
+  BOOST_TEST(approvals[0].at("vm").as_string() == "vm0");
+  BOOST_TEST(approvals[0].at("event_id").as_string() == id);
+  BOOST_TEST((get().events.at(0).status == cla::EventStatus::scheduled));
+
+  cla::ImdsClient vm1(ioc.get_executor(), options_for(emulator, "vm1"));
+  BOOST_TEST(!await(ioc, vm1.approve(id)).has_value());
+  const auto started = get();
+  BOOST_TEST((started.events.at(0).status == cla::EventStatus::started));
+  BOOST_TEST(!started.events.at(0).not_before.has_value());
+  BOOST_TEST(started.incarnation == 3);
+}
+
+BOOST_FIXTURE_TEST_CASE(approving_an_unknown_event_is_a_400_not_retried, Fixture) {
+  const auto failure = await(ioc, client.approve("F020BA2E-3BC0-4C40-A10B-86575A9EABD5"));
+  BOOST_TEST_REQUIRE(failure.has_value());
+  BOOST_TEST((failure->kind == Kind::http_status));
+  BOOST_TEST(failure->http_status == 400);
+  BOOST_TEST(!failure->retryable());
+  BOOST_TEST(failure->detail.find("was not found") != std::string::npos, failure->detail);
+}
+
+BOOST_FIXTURE_TEST_CASE(faults_are_classified_and_the_connection_renewed, Fixture) {
+  get();
+  struct Case {
+    boost::json::object fault;
+    Kind kind;
+    int status;
+    bool retryable;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {{{"status", 500}}, Kind::server_error, 500, true, "Internal Server Error"},
+      {{{"status", 503}}, Kind::server_error, 503, true, "503"},
+      {{{"status", 429}}, Kind::throttled, 429, true, "Too Many Requests"},
+      {{{"status", 404}}, Kind::http_status, 404, false, "404"},
+      {{{"status", 302}}, Kind::redirect, 302, true, "not following Location"},
+      {{{"malformed", true}}, Kind::invalid_json, 0, true, "invalid JSON"},
+      {{{"body", R"({"DocumentIncarnation":"x","Events":[]})"}},
+       Kind::wrong_shape,
+       0,
+       true,
+       "DocumentIncarnation"},
+      {{{"body", R"({"DocumentIncarnation":1,"Events":[{"EventId":"A"}]})"}},
+       Kind::wrong_shape,
+       0,
+       true,
+       "Events[0].Resources: missing"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(boost::json::serialize(c.fault)) {
+      emulator.set_fault(c.fault);
+      const auto failure = get_failure();
+      BOOST_TEST((failure.kind == c.kind), cla::describe(failure));
+      BOOST_TEST(failure.http_status == c.status);
+      BOOST_TEST(failure.retryable() == c.retryable);
+      BOOST_TEST(failure.detail.find(c.detail) != std::string::npos, failure.detail);
+    }
+  }
+  emulator.set_fault({});
+  get();
+  // Every failure closed the connection: each request after a failed one arrived on a new connection.
+  const auto requests = emulator.requests();
+  BOOST_TEST_REQUIRE(requests.size() == std::size(cases) + 2);
+  BOOST_TEST(requests[1].at("connection") == requests[0].at("connection"));
+  for (std::size_t i = 2; i < requests.size(); ++i)
+    BOOST_TEST(requests[i].at("connection") != requests[i - 1].at("connection"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_delay_beyond_the_timeout_is_a_timeout, Fixture) {
+  cla::ImdsClient quick(ioc.get_executor(), options_for(emulator, "vm0", 300ms));
+  BOOST_TEST(await(ioc, quick.get_scheduled_events()).ok());
+  emulator.set_fault({{"delay_ms", 3000}, {"count", 1}});
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = await(ioc, quick.get_scheduled_events());
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  BOOST_TEST_REQUIRE(!r.ok());
+  BOOST_TEST((r.error().kind == Kind::timeout), cla::describe(r.error()));
+  BOOST_TEST(r.error().retryable());
+  BOOST_TEST(r.error().detail.find("300 ms") != std::string::npos);
+  BOOST_TEST((elapsed >= 250ms && elapsed < 1500ms));
+  BOOST_TEST(
+      await(ioc, quick.get_scheduled_events()).ok());  // count was 1: answered again, on a new connection
+}
+
+BOOST_FIXTURE_TEST_CASE(cancel_aborts_the_call_in_flight_and_those_queued, Fixture) {
+  get();
+  emulator.set_fault({{"delay_ms", 5000}});
+  std::optional<cla::Result<cla::EventsDocument, cla::ImdsFailure>> polled;
+  std::optional<std::optional<cla::ImdsFailure>> approved;
+  asio::co_spawn(
+      ioc, [&]() -> asio::awaitable<void> { polled.emplace(co_await client.get_scheduled_events()); },
+      asio::detached);
+  asio::co_spawn(
+      ioc, [&]() -> asio::awaitable<void> { approved.emplace(co_await client.approve("X")); },
+      asio::detached);
+  asio::steady_timer later(ioc, 200ms);
+  later.async_wait([&](boost::system::error_code) { client.cancel(); });
+  const auto start = std::chrono::steady_clock::now();
+  ioc.restart();
+  while (!(polled && approved) && ioc.run_one_for(2s) > 0) {
+  }
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 1s));
+  BOOST_TEST_REQUIRE((polled && approved));
+  BOOST_TEST_REQUIRE(!polled->ok());
+  BOOST_TEST((polled->error().kind == Kind::cancelled));
+  BOOST_TEST(!polled->error().retryable());
+  BOOST_TEST_REQUIRE(approved->has_value());
+  BOOST_TEST(((*approved)->kind == Kind::cancelled));
+  emulator.set_fault({});
+  get();  // later calls run normally
+}
+
+BOOST_FIXTURE_TEST_CASE(overlapping_calls_queue_on_the_one_connection, Fixture) {
+  get();
+  emulator.clear_requests();
+  int finished = 0;
+  for (int i = 0; i < 3; ++i)
+    asio::co_spawn(
+        ioc,
+        [&]() -> asio::awaitable<void> {
+          BOOST_TEST((co_await client.get_scheduled_events()).ok());
+          ++finished;
+        },
+        asio::detached);
+  ioc.restart();
+  while (finished < 3 && ioc.run_one_for(5s) > 0) {
+  }
+  BOOST_TEST(finished == 3);
+  const auto requests = emulator.requests();
+  BOOST_TEST_REQUIRE(requests.size() == 3u);
+  for (const auto& r : requests) BOOST_TEST(r.at("connection") == requests[0].at("connection"));
+}
+
+BOOST_FIXTURE_TEST_CASE(an_oversized_body_is_refused, Fixture) {
+  auto options = options_for(emulator, "vm0");
+  options.body_limit = 256;
+  cla::ImdsClient small(ioc.get_executor(), options);
+  emulator.add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"description", std::string(400, 'x')}});
+  const auto r = await(ioc, small.get_scheduled_events());
+  BOOST_TEST_REQUIRE(!r.ok());
+  BOOST_TEST((r.error().kind == Kind::body_too_large), cla::describe(r.error()));
+}
+
+BOOST_AUTO_TEST_CASE(an_invalid_endpoint_fails_every_call_without_throwing) {
+  asio::io_context ioc;
+  cla::ImdsClientOptions options;
+  options.endpoint = "https://127.0.0.1:1";
+  cla::ImdsClient client(ioc.get_executor(), options);
+  const auto r = await(ioc, client.get_scheduled_events());
+  BOOST_TEST_REQUIRE(!r.ok());
+  BOOST_TEST((r.error().kind == Kind::connect));
+  BOOST_TEST(r.error().detail.find("scheme must be http") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
