@@ -28,7 +28,13 @@ Result<CliOptions> parse_cli(int argc, char** argv) {
   try {
     // No guessing: "--conf" must not silently mean "--config".
     const int style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(argc, argv).options(option_descriptions()).style(style).run(), vm);
+    const po::positional_options_description no_positionals;  // a stray word is an error, not ignored
+    po::store(po::command_line_parser(argc, argv)
+                  .options(option_descriptions())
+                  .positional(no_positionals)
+                  .style(style)
+                  .run(),
+              vm);
   } catch (const po::error& e) {
     return make_error(e.what());
   }
