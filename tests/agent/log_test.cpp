@@ -55,7 +55,8 @@ BOOST_AUTO_TEST_CASE(timestamps_are_utc_rfc3339_with_milliseconds) {
   BOOST_TEST(cla::format_rfc3339_ms(t) == "2026-11-22T03:04:05.123Z");
   BOOST_TEST(cla::format_rfc3339_ms(cla::WallTime{}) == "1970-01-01T00:00:00.000Z");
   BOOST_TEST(cla::format_rfc3339_ms(cla::WallTime{} - 1ms) == "1969-12-31T23:59:59.999Z");
-  BOOST_TEST(cla::format_rfc3339_ms(sys_days{year{2024} / 2 / 29} + 23h + 59min + 59s) == "2024-02-29T23:59:59.000Z");
+  BOOST_TEST(cla::format_rfc3339_ms(sys_days{year{2024} / 2 / 29} + 23h + 59min + 59s) ==
+             "2024-02-29T23:59:59.000Z");
 }
 
 BOOST_AUTO_TEST_CASE(levels_have_stable_names) {
@@ -68,8 +69,11 @@ BOOST_AUTO_TEST_CASE(levels_have_stable_names) {
 BOOST_AUTO_TEST_CASE(capture_sees_ts_level_msg_first_then_typed_fields) {
   cla::LogCapture capture;
   cla::log_line(cla::LogLevel::warning, "event_seen",
-                {{"event_id", "E1"}, {"duration_s", -1}, {"resources", boost::json::array{"vm0", "vm1"}},
-                 {"affects_this_node", false}, {"msg", "ignored"}});
+                {{"event_id", "E1"},
+                 {"duration_s", -1},
+                 {"resources", boost::json::array{"vm0", "vm1"}},
+                 {"affects_this_node", false},
+                 {"msg", "ignored"}});
   const auto lines = capture.lines();
   BOOST_TEST_REQUIRE(lines.size() == 1u);
   const auto& line = lines[0];
@@ -149,7 +153,8 @@ BOOST_AUTO_TEST_CASE(failed_reopen_keeps_the_old_file) {
   BOOST_TEST(!reopened.ok());
   cla::log_line(cla::LogLevel::info, "kept_writing");
   cla::shutdown_logging();
-  BOOST_TEST((msgs(read_lines(dir.path / "moved" / "agent.jsonl")) == std::vector<std::string>{"kept_writing"}));
+  BOOST_TEST(
+      (msgs(read_lines(dir.path / "moved" / "agent.jsonl")) == std::vector<std::string>{"kept_writing"}));
 }
 
 BOOST_AUTO_TEST_CASE(init_fails_with_a_reason_when_the_path_cannot_be_created) {
@@ -157,7 +162,8 @@ BOOST_AUTO_TEST_CASE(init_fails_with_a_reason_when_the_path_cannot_be_created) {
   std::ofstream(dir.path / "plain") << "x";
   auto init = cla::init_logging((dir.path / "plain" / "agent.jsonl").string(), cla::LogLevel::info, false);
   BOOST_TEST_REQUIRE(!init.ok());
-  BOOST_TEST(init.error().message.find((dir.path / "plain").string()) != std::string::npos, init.error().message);
+  BOOST_TEST(init.error().message.find((dir.path / "plain").string()) != std::string::npos,
+             init.error().message);
 }
 
 BOOST_AUTO_TEST_CASE(also_stderr_copies_each_line_to_fd_2) {
@@ -196,7 +202,8 @@ BOOST_AUTO_TEST_CASE(concurrent_writers_never_interleave_lines) {
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t)
     writers.emplace_back([&, t] {
-      for (int i = 0; i < 50; ++i) cla::log_line(cla::LogLevel::info, "load", {{"thread", t}, {"payload", payload}});
+      for (int i = 0; i < 50; ++i)
+        cla::log_line(cla::LogLevel::info, "load", {{"thread", t}, {"payload", payload}});
     });
   for (auto& w : writers) w.join();
   cla::shutdown_logging();
