@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -182,6 +183,10 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "config error: t.json: zzz: unknown key; expected one of: imds, node, cassandra, topology, policy, "
        "hooks, "
        "state_file, log, http"},
+      {"{\"a\\nb\": 1}",
+       "config error: t.json: a\\x0ab: unknown key; expected one of: imds, node, cassandra, topology, "
+       "policy, "
+       "hooks, state_file, log, http"},
       {R"({"imds": 5})", "config error: t.json: imds: expected object, got integer 5"},
       {R"({"imds": {"poll_interval_ms": "1000"}})",
        "config error: t.json: imds.poll_interval_ms: expected integer, got string \"1000\""},

@@ -1,7 +1,6 @@
 // Process life without signals: agent_started/agent_stopped around the work, stop hooks, fatal errors.
 #include "agent/daemon_life.hpp"
 
-#include <boost/asio/post.hpp>
 #include <boost/test/unit_test.hpp>
 #include <stdexcept>
 
