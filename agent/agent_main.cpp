@@ -1,2 +1,48 @@
-// cassandra-lifecycle-agent: placeholder entry point until the foundation lands.
-int main() { return 0; }
+// cassandra-lifecycle-agent: parses the command line, loads the config, sets up logging, runs the daemon.
+#include <unistd.h>
+
+#include <exception>
+#include <iostream>
+
+#include "agent/cli.hpp"
+#include "agent/config.hpp"
+#include "agent/daemon_life.hpp"
+#include "agent/json_pretty.hpp"
+#include "agent/log.hpp"
+
+int main(int argc, char** argv) try {
+  auto cli = cla::parse_cli(argc, argv);
+  if (!cli) {
+    std::cerr << "cassandra-lifecycle-agent: " << cli.error().message << "\ntry --help\n";
+    return cla::kExitUsage;
+  }
+  if (cli->action == cla::CliAction::help) {
+    std::cout << cla::help_text();
+    return cla::kExitClean;
+  }
+  if (cli->action == cla::CliAction::version) {
+    std::cout << cla::version_text() << '\n';
+    return cla::kExitClean;
+  }
+  auto config = cla::load_config(cli->config_path);
+  if (!config) {
+    std::cerr << config.error().message << '\n';
+    return cla::kExitUsage;
+  }
+  if (cli->action == cla::CliAction::check) {
+    std::cout << cla::pretty_json(cla::config_to_json(*config)) << '\n';
+    return cla::kExitClean;
+  }
+  if (auto logging = cla::init_logging(config->log.file, config->log.level, ::isatty(STDERR_FILENO));
+      !logging) {
+    std::cerr << "cassandra-lifecycle-agent: " << logging.error().message << '\n';
+    return cla::kExitFatal;
+  }
+  cla::DaemonLife life(std::move(*config), cli->dry_run);
+  const int exit_code = life.run();
+  cla::shutdown_logging();
+  return exit_code;
+} catch (const std::exception& e) {
+  std::cerr << "cassandra-lifecycle-agent: fatal error: " << e.what() << '\n';
+  return cla::kExitFatal;
+}

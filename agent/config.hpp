@@ -1,0 +1,107 @@
+// The agent's configuration (SPEC 2.3): the typed Config with its defaults, loading, validation, and JSON
+// view.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/log.hpp"
+#include "state/result.hpp"
+
+namespace cla {
+
+// Field names are the JSON keys; durations carry their unit in both the name and the type.
+struct ImdsConfig {
+  std::string endpoint = "http://169.254.169.254";
+  std::string api_version = "2020-07-01";
+  std::chrono::milliseconds poll_interval_ms{1000};
+  std::chrono::milliseconds request_timeout_ms{5000};
+  bool operator==(const ImdsConfig&) const = default;
+};
+
+struct NodeConfig {
+  std::string resource_name;  // empty: discovered from IMDS compute metadata
+  int fault_domain = -1;      // -1: discovered from IMDS compute metadata
+  bool operator==(const NodeConfig&) const = default;
+};
+
+struct CassandraConfig {
+  std::vector<std::string> nodetool{"nodetool"};  // argv prefix; the subcommand is appended
+  std::chrono::seconds command_timeout_s{120};
+  std::vector<std::string> restart_command;  // empty: log restart_required instead
+  bool operator==(const CassandraConfig&) const = default;
+};
+
+struct TopologyConfig {
+  int replication_factor = 3;
+  std::map<int, std::string> fault_domain_racks{{0, "rack1"}, {1, "rack2"}, {2, "rack3"}};
+  bool operator==(const TopologyConfig&) const = default;
+};
+
+struct PolicyConfig {
+  std::chrono::seconds drain_lead_s{30};
+  std::chrono::seconds unsafe_drain_lead_s{10};
+  std::chrono::seconds no_impact_freeze_max_s{9};
+  bool approve_user_events = true;
+  bool approve_shared_events = false;
+  bool flush_before_restart = true;
+  bool operator==(const PolicyConfig&) const = default;
+};
+
+struct HooksConfig {
+  std::vector<std::string> notify;  // argv run at each maintenance notification
+  bool operator==(const HooksConfig&) const = default;
+};
+
+struct LogConfig {
+  std::string file = "/var/log/cassandra-lifecycle-agent/agent.jsonl";
+  LogLevel level = LogLevel::info;
+  bool operator==(const LogConfig&) const = default;
+};
+
+struct HttpConfig {
+  std::string listen = "127.0.0.1:9137";  // empty: no HTTP endpoint
+  bool operator==(const HttpConfig&) const = default;
+};
+
+struct Config {
+  ImdsConfig imds;
+  NodeConfig node;
+  CassandraConfig cassandra;
+  TopologyConfig topology;
+  PolicyConfig policy;
+  HooksConfig hooks;
+  std::string state_file = "/var/lib/cassandra-lifecycle-agent/state.json";
+  LogConfig log;
+  HttpConfig http;
+  bool operator==(const Config&) const = default;
+};
+
+// Reads and validates a config file. The error is one line:
+// `config error: <file>: <key.path>: <what is wrong>` (`-` as the key path for file-level problems).
+Result<Config> load_config(const std::string& path);
+Result<Config> parse_config(std::string_view json_text, const std::string& path_for_messages);
+
+// The full effective configuration in the SPEC 2.3 shape; parse_config accepts it back unchanged.
+boost::json::object config_to_json(const Config& config);
+
+// `imds.endpoint` split for the HTTP client: http://host[:port], port 80 when absent.
+struct HttpEndpoint {
+  std::string host;  // IPv6 without brackets
+  std::uint16_t port = 80;
+};
+Result<HttpEndpoint> parse_http_endpoint(std::string_view url);
+
+// `http.listen` (non-empty) split for the HTTP server: IPV4:PORT or [IPV6]:PORT, port 1-65535.
+struct ListenAddress {
+  std::string host;  // IPv6 without brackets
+  std::uint16_t port = 0;
+};
+Result<ListenAddress> parse_listen_address(std::string_view text);
+
+}  // namespace cla

@@ -1,0 +1,144 @@
+// Config errors: one exact one-line message per error class, and the first error in file order wins.
+#include <boost/test/unit_test.hpp>
+#include <string_view>
+#include <utility>
+
+#include "agent/config.hpp"
+
+namespace {
+
+std::string error_of(std::string_view json_text) {
+  auto result = cla::parse_config(json_text, "t.json");
+  return result ? "(accepted)" : result.error().message;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(config_errors_test)
+
+BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {"", "config error: t.json: -: file is empty (expected a JSON object, e.g. {})"},
+      {"{\n  \"imds\": {\"poll_interval_ms\": 1000,}\n}",
+       "config error: t.json: -: invalid JSON at line 2, column 37: syntax error"},
+      {"{\"node\": {\"resource_name\": \"é\" x}}",
+       "config error: t.json: -: invalid JSON at line 1, column 32: syntax error"},
+      {"{\"imds\": {", "config error: t.json: -: invalid JSON at line 1, column 11: incomplete JSON"},
+      {"{} x", "config error: t.json: -: invalid JSON at line 1, column 4: extra data"},
+      {"[]", "config error: t.json: -: expected object, got array"},
+      {R"({"imds": {"endpont": "http://127.0.0.1"}})",
+       "config error: t.json: imds.endpont: unknown key; did you mean imds.endpoint?"},
+      {R"({"polcy": {}})", "config error: t.json: polcy: unknown key; did you mean policy?"},
+      {R"({"zzz": 1})",
+       "config error: t.json: zzz: unknown key; expected one of: imds, node, cassandra, topology, policy, "
+       "hooks, "
+       "state_file, log, http"},
+      {"{\"a\\nb\": 1}",
+       "config error: t.json: a\\x0ab: unknown key; expected one of: imds, node, cassandra, topology, "
+       "policy, "
+       "hooks, state_file, log, http"},
+      {R"({"imds": 5})", "config error: t.json: imds: expected object, got integer 5"},
+      {R"({"imds": {"poll_interval_ms": "1000"}})",
+       "config error: t.json: imds.poll_interval_ms: expected integer, got string \"1000\""},
+      {R"({"imds": {"poll_interval_ms": 1000.5}})",
+       "config error: t.json: imds.poll_interval_ms: expected integer, got number 1.0005E3"},
+      {R"({"policy": {"approve_user_events": "yes"}})",
+       "config error: t.json: policy.approve_user_events: expected boolean (true or false), got string "
+       "\"yes\""},
+      {R"({"imds": {"endpoint": null}})", "config error: t.json: imds.endpoint: expected string, got null"},
+      {R"({"imds": {"poll_interval_ms": 99}})",
+       "config error: t.json: imds.poll_interval_ms: must be between 100 and 60000, got 99"},
+      {R"({"imds": {"poll_interval_ms": 18446744073709551615}})",
+       "config error: t.json: imds.poll_interval_ms: must be between 100 and 60000, got "
+       "18446744073709551615"},
+      {R"({"imds": {"request_timeout_ms": 120001}})",
+       "config error: t.json: imds.request_timeout_ms: must be between 100 and 120000, got 120001"},
+      {R"({"policy": {"drain_lead_s": 3601}})",
+       "config error: t.json: policy.drain_lead_s: must be between 0 and 3600, got 3601"},
+      {R"({"policy": {"unsafe_drain_lead_s": -1}})",
+       "config error: t.json: policy.unsafe_drain_lead_s: must be between 0 and 3600, got -1"},
+      {R"({"policy": {"drain_lead_s": 5}})",
+       "config error: t.json: policy.unsafe_drain_lead_s: must not exceed policy.drain_lead_s (10 > 5): the "
+       "forced "
+       "drain cannot come before the normal one"},
+      {R"({"policy": {"no_impact_freeze_max_s": 3601}})",
+       "config error: t.json: policy.no_impact_freeze_max_s: must be between 0 and 3600, got 3601"},
+      {R"({"topology": {"replication_factor": 10}})",
+       "config error: t.json: topology.replication_factor: must be between 1 and 9, got 10"},
+      {R"({"cassandra": {"command_timeout_s": 0}})",
+       "config error: t.json: cassandra.command_timeout_s: must be between 1 and 3600, got 0"},
+      {R"({"topology": {"fault_domain_racks": {"0": "rack1", "x": "rack2"}}})",
+       "config error: t.json: topology.fault_domain_racks.x: is not a fault-domain number (a non-negative "
+       "integer "
+       "such as \"0\")"},
+      {R"({"topology": {"fault_domain_racks": {"01": "rack1"}}})",
+       "config error: t.json: topology.fault_domain_racks.01: is not a fault-domain number (a non-negative "
+       "integer such as \"0\")"},
+      {R"({"topology": {"fault_domain_racks": {"0": ""}}})",
+       "config error: t.json: topology.fault_domain_racks.0: rack name must not be empty"},
+      {R"({"topology": {"fault_domain_racks": {"0": 1}}})",
+       "config error: t.json: topology.fault_domain_racks.0: expected string (a rack name), got integer 1"},
+      {R"({"topology": {"fault_domain_racks": {}}})",
+       "config error: t.json: topology.fault_domain_racks: must map at least one fault domain to a rack, "
+       "e.g. "
+       "{\"0\": \"rack1\"}"},
+      {R"({"imds": {"endpoint": "https://169.254.169.254"}})",
+       "config error: t.json: imds.endpoint: https is not supported: IMDS serves plain http (expected "
+       "http://host[:port], e.g. http://169.254.169.254)"},
+      {R"({"imds": {"endpoint": "169.254.169.254"}})",
+       "config error: t.json: imds.endpoint: \"169.254.169.254\" is not a URL (expected http://host[:port], "
+       "e.g. "
+       "http://169.254.169.254)"},
+      {R"({"imds": {"endpoint": "http://127.0.0.1:8080/metadata"}})",
+       "config error: t.json: imds.endpoint: must not have a path; the agent appends /metadata/... (expected "
+       "http://host[:port], e.g. http://169.254.169.254)"},
+      {R"({"imds": {"endpoint": "http://127.0.0.1:70000"}})",
+       "config error: t.json: imds.endpoint: port must be a number from 1 to 65535, got \"70000\""},
+      {R"({"imds": {"api_version": "2017-08-01"}})",
+       "config error: t.json: imds.api_version: must be 2019-08-01 or later (earlier versions lack "
+       "EventSource)"},
+      {R"({"cassandra": {"nodetool": []}})",
+       "config error: t.json: cassandra.nodetool: must not be empty: give the program and its arguments, "
+       "e.g. "
+       "[\"nodetool\"]"},
+      {R"({"cassandra": {"nodetool": ["nodetool", ""]}})",
+       "config error: t.json: cassandra.nodetool[1]: must not be an empty string"},
+      {R"({"cassandra": {"nodetool": "nodetool -h 127.0.0.1"}})",
+       "config error: t.json: cassandra.nodetool: expected array of strings (an argv), got string \"nodetool "
+       "-h "
+       "127.0.0.1\""},
+      {R"({"hooks": {"notify": [7]}})",
+       "config error: t.json: hooks.notify[0]: expected string, got integer 7"},
+      {R"({"node": {"fault_domain": -2}})",
+       "config error: t.json: node.fault_domain: must be -1 (discover it from IMDS) or a fault-domain number "
+       "(0 or "
+       "more), got -2"},
+      {R"({"node": {"fault_domain": 3}})",
+       "config error: t.json: node.fault_domain: fault domain 3 has no rack in topology.fault_domain_racks "
+       "(it "
+       "maps 0, 1, 2)"},
+      {R"({"log": {"level": "verbose"}})",
+       "config error: t.json: log.level: must be one of debug, info, warning, error; got string \"verbose\""},
+      {R"({"http": {"listen": "localhost:9137"}})",
+       "config error: t.json: http.listen: host \"localhost\" is not an IPv4 address or [IPv6] literal "
+       "(expected "
+       "IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:9137, or \"\" to disable)"},
+      {R"({"http": {"listen": "127.0.0.1:0"}})",
+       "config error: t.json: http.listen: port must be a number from 1 to 65535, got \"0\" (expected "
+       "IPV4:PORT "
+       "or [IPV6]:PORT, e.g. 127.0.0.1:9137, or \"\" to disable)"},
+      {R"({"state_file": ""})", "config error: t.json: state_file: must not be empty"},
+      {R"({"log": {"file": "/var/log/cla/"}})",
+       "config error: t.json: log.file: names a directory (ends with /); give a file path"},
+  };
+  for (const auto& [text, message] : cases)
+    BOOST_TEST(error_of(text) == message, "input: " << text << "\n got: " << error_of(text));
+}
+
+BOOST_AUTO_TEST_CASE(the_first_error_in_file_order_is_reported) {
+  BOOST_TEST(
+      error_of(R"({"log": {"level": "loud"}, "imds": {"poll_interval_ms": 1}})") ==
+      "config error: t.json: log.level: must be one of debug, info, warning, error; got string \"loud\"");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,69 @@
+// Process life without signals: agent_started/agent_stopped around the work, stop hooks, fatal errors.
+#include "agent/daemon_life.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <stdexcept>
+
+#include "agent/cli.hpp"
+
+namespace {
+
+cla::Config test_config() {
+  cla::Config config;
+  config.imds.endpoint = "http://127.0.0.1:1";
+  config.node = {"vm-3", 1};
+  config.http.listen = "";
+  return config;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(daemon_life_test)
+
+BOOST_AUTO_TEST_CASE(a_requested_stop_runs_hooks_and_logs_started_then_stopped) {
+  cla::LogCapture capture;
+  cla::DaemonLife life(test_config(), true);
+  int hook_calls = 0;
+  life.on_stop([&] { ++hook_calls; });
+  life.spawn([](cla::DaemonLife& l) -> boost::asio::awaitable<void> {
+    l.request_stop("test");
+    l.request_stop("again");  // a second request changes nothing
+    co_return;
+  }(life));
+  BOOST_TEST(life.run() == cla::kExitClean);
+  BOOST_TEST(hook_calls == 1);
+
+  const auto lines = capture.lines();
+  BOOST_TEST_REQUIRE(lines.size() == 2u);
+  const auto& started = lines[0];
+  BOOST_TEST(started.at("msg").as_string() == "agent_started");
+  BOOST_TEST(started.at("version").as_string() == CLA_VERSION);
+  BOOST_TEST(started.at("dry_run").as_bool());
+  BOOST_TEST(started.at("imds_endpoint").as_string() == "http://127.0.0.1:1");
+  BOOST_TEST(started.at("resource_name").as_string() == "vm-3");
+  BOOST_TEST(started.at("fault_domain").as_int64() == 1);
+  BOOST_TEST(started.at("replication_factor").as_int64() == 3);
+  BOOST_TEST(started.at("drain_lead_s").as_int64() == 30);
+  BOOST_TEST(started.at("unsafe_drain_lead_s").as_int64() == 10);
+  BOOST_TEST(started.at("state_file").as_string() == "/var/lib/cassandra-lifecycle-agent/state.json");
+  BOOST_TEST(started.at("config") == boost::json::value(cla::config_to_json(test_config())));
+  BOOST_TEST(lines[1].at("msg").as_string() == "agent_stopped");
+  BOOST_TEST(lines[1].at("reason").as_string() == "test");
+}
+
+BOOST_AUTO_TEST_CASE(an_exception_escaping_the_work_is_a_fatal_error) {
+  cla::LogCapture capture;
+  cla::DaemonLife life(test_config(), false);
+  life.spawn([]() -> boost::asio::awaitable<void> {
+    throw std::runtime_error("state store exploded");
+    co_return;
+  }());
+  BOOST_TEST(life.run() == cla::kExitFatal);
+  const auto fatal = capture.lines_with_msg("fatal_error");
+  BOOST_TEST_REQUIRE(fatal.size() == 1u);
+  BOOST_TEST(fatal[0].at("level").as_string() == "error");
+  BOOST_TEST(fatal[0].at("error").as_string() == "state store exploded");
+  BOOST_TEST(capture.lines_with_msg("agent_stopped").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
