@@ -1,0 +1,76 @@
+// sd_notify wrapper: messages reach a NOTIFY_SOCKET we bind; nothing is sent and nothing fails without one.
+#include "agent/systemd_notify.hpp"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+// A datagram socket standing in for systemd's notification socket, named by NOTIFY_SOCKET while alive.
+struct FakeNotifySocket {
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("cla-notify-" + std::to_string(getpid()))).string();
+  int fd = -1;
+
+  FakeNotifySocket() {
+    fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, sizeof addr.sun_path - 1);
+    unlink(path.c_str());
+    BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    setenv("NOTIFY_SOCKET", path.c_str(), 1);
+  }
+  ~FakeNotifySocket() {
+    unsetenv("NOTIFY_SOCKET");
+    close(fd);
+    unlink(path.c_str());
+  }
+  std::string receive() const {
+    char buf[256];
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(systemd_notify_test)
+
+BOOST_AUTO_TEST_CASE(messages_reach_the_notify_socket) {
+  FakeNotifySocket systemd;
+  BOOST_TEST(cla::systemd::ready());
+  BOOST_TEST(systemd.receive() == "READY=1");
+  BOOST_TEST(cla::systemd::watchdog());
+  BOOST_TEST(systemd.receive() == "WATCHDOG=1");
+  BOOST_TEST(cla::systemd::stopping());
+  BOOST_TEST(systemd.receive() == "STOPPING=1");
+}
+
+BOOST_AUTO_TEST_CASE(outside_systemd_nothing_is_sent) {
+  unsetenv("NOTIFY_SOCKET");
+  unsetenv("WATCHDOG_USEC");
+  BOOST_TEST(!cla::systemd::ready());
+  BOOST_TEST(!cla::systemd::watchdog());
+  BOOST_TEST(!cla::systemd::watchdog_interval().has_value());
+}
+
+BOOST_AUTO_TEST_CASE(watchdog_interval_comes_from_the_environment) {
+  setenv("WATCHDOG_USEC", "30000000", 1);
+  setenv("WATCHDOG_PID", std::to_string(getpid()).c_str(), 1);
+  auto interval = cla::systemd::watchdog_interval();
+  BOOST_TEST(interval.has_value());
+  if (interval) BOOST_TEST(interval->count() == 30'000'000);
+  setenv("WATCHDOG_PID", std::to_string(getpid() + 1).c_str(), 1);  // meant for another process
+  BOOST_TEST(!cla::systemd::watchdog_interval().has_value());
+  unsetenv("WATCHDOG_USEC");
+  unsetenv("WATCHDOG_PID");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
