@@ -90,18 +90,5 @@ Result<Config> parse_config(std::string_view json_text, const std::string& path_
 // The full effective configuration in the SPEC 2.3 shape; parse_config accepts it back unchanged.
 boost::json::object config_to_json(const Config& config);
 
-// `imds.endpoint` split for the HTTP client: http://host[:port], port 80 when absent.
-struct HttpEndpoint {
-  std::string host;  // IPv6 without brackets
-  std::uint16_t port = 80;
-};
-Result<HttpEndpoint> parse_http_endpoint(std::string_view url);
-
-// `http.listen` (non-empty) split for the HTTP server: IPV4:PORT or [IPV6]:PORT, port 1-65535.
-struct ListenAddress {
-  std::string host;  // IPv6 without brackets
-  std::uint16_t port = 0;
-};
-Result<ListenAddress> parse_listen_address(std::string_view text);
 
 }  // namespace cla

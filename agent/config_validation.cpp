@@ -3,10 +3,10 @@
 #include "agent/config_validation.hpp"
 
 #include <algorithm>
-#include <boost/url/ipv4_address.hpp>
-#include <boost/url/ipv6_address.hpp>
-#include <boost/url/parse.hpp>
 #include <cctype>
+
+#include "agent/http_endpoint.hpp"
+#include "imds/endpoint.hpp"
 
 namespace cla {
 namespace {
@@ -15,65 +15,15 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-Result<std::uint16_t> parse_port(std::string_view text) {
-  const int port = all_digits(text) && text.size() <= 5 ? std::stoi(std::string(text)) : 0;
-  if (port < 1 || port > 65535)
-    return make_error("port must be a number from 1 to 65535, got \"" + std::string(text) + "\"");
-  return static_cast<std::uint16_t>(port);
-}
-
 }  // namespace
-
-Result<HttpEndpoint> parse_http_endpoint(std::string_view url) {
-  const std::string expected = " (expected http://host[:port], e.g. http://169.254.169.254)";
-  const auto parsed = boost::urls::parse_uri(url);
-  if (!parsed) return make_error("\"" + std::string(url) + "\" is not a URL" + expected);
-  const auto& u = *parsed;
-  if (u.scheme_id() == boost::urls::scheme::https)
-    return make_error("https is not supported: IMDS serves plain http" + expected);
-  if (u.scheme_id() != boost::urls::scheme::http)
-    return make_error("scheme must be http, got \"" + std::string(u.scheme()) + "\"" + expected);
-  if (u.has_userinfo()) return make_error("must not contain user information" + expected);
-  const auto type = u.host_type();
-  if (type == boost::urls::host_type::none || u.encoded_host().empty() ||
-      type == boost::urls::host_type::ipvfuture || u.encoded_host().find('%') != std::string_view::npos)
-    return make_error("needs a host name or IP address" + expected);
-  if (!u.encoded_path().empty() && u.encoded_path() != "/")
-    return make_error("must not have a path; the agent appends /metadata/..." + expected);
-  if (u.has_query() || u.has_fragment()) return make_error("must not have a query or fragment" + expected);
-  HttpEndpoint endpoint{std::string(u.encoded_host_address()), 80};
-  if (u.has_port()) {
-    auto port = parse_port(u.port());
-    if (!port) return port.error();
-    endpoint.port = *port;
-  }
-  return endpoint;
-}
-
-Result<ListenAddress> parse_listen_address(std::string_view text) {
-  const std::string expected =
-      " (expected IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:9137, or \"\" to disable)";
-  const auto colon = text.rfind(':');
-  if (colon == std::string_view::npos) return make_error("has no port" + expected);
-  std::string_view host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-    if (!boost::urls::parse_ipv6_address(host))
-      return make_error("\"" + std::string(host) + "\" is not an IPv6 address" + expected);
-  } else if (!boost::urls::parse_ipv4_address(host)) {
-    return make_error("host \"" + std::string(host) + "\" is not an IPv4 address or [IPv6] literal" +
-                      expected);
-  }
-  auto port = parse_port(text.substr(colon + 1));
-  if (!port) return make_error(port.error().message + expected);
-  return ListenAddress{std::string(host), *port};
-}
 
 namespace config_detail {
 
 std::optional<std::string> check_endpoint(std::string_view url) {
-  auto endpoint = parse_http_endpoint(url);
-  if (!endpoint) return endpoint.error().message;
+  // The client's own parser: the config accepts exactly what the client can use.
+  auto endpoint = parse_endpoint(url);
+  if (!endpoint)
+    return endpoint.error().message + " (expected http://host[:port], e.g. http://169.254.169.254)";
   return std::nullopt;
 }
 
@@ -90,7 +40,9 @@ std::optional<std::string> check_api_version(std::string_view version) {
 std::optional<std::string> check_listen(std::string_view listen) {
   if (listen.empty()) return std::nullopt;
   auto address = parse_listen_address(listen);
-  if (!address) return address.error().message;
+  if (!address)
+    return address.error().message +
+           " (expected IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:9137, or \"\" to disable)";
   return std::nullopt;
 }
 

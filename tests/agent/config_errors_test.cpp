@@ -83,17 +83,17 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "e.g. "
        "{\"0\": \"rack1\"}"},
       {R"({"imds": {"endpoint": "https://169.254.169.254"}})",
-       "config error: t.json: imds.endpoint: https is not supported: IMDS serves plain http (expected "
-       "http://host[:port], e.g. http://169.254.169.254)"},
+       "config error: t.json: imds.endpoint: endpoint \"https://169.254.169.254\": the scheme must be http "
+       "(expected http://host[:port], e.g. http://169.254.169.254)"},
       {R"({"imds": {"endpoint": "169.254.169.254"}})",
-       "config error: t.json: imds.endpoint: \"169.254.169.254\" is not a URL (expected http://host[:port], "
-       "e.g. "
-       "http://169.254.169.254)"},
+       "config error: t.json: imds.endpoint: endpoint \"169.254.169.254\": not a URL like "
+       "http://127.0.0.1:8080 (expected http://host[:port], e.g. http://169.254.169.254)"},
       {R"({"imds": {"endpoint": "http://127.0.0.1:8080/metadata"}})",
-       "config error: t.json: imds.endpoint: must not have a path; the agent appends /metadata/... (expected "
-       "http://host[:port], e.g. http://169.254.169.254)"},
+       "config error: t.json: imds.endpoint: endpoint \"http://127.0.0.1:8080/metadata\": no path allowed "
+       "(the client adds /metadata/...) (expected http://host[:port], e.g. http://169.254.169.254)"},
       {R"({"imds": {"endpoint": "http://127.0.0.1:70000"}})",
-       "config error: t.json: imds.endpoint: port must be a number from 1 to 65535, got \"70000\""},
+       "config error: t.json: imds.endpoint: endpoint \"http://127.0.0.1:70000\": the port must be 1..65535 "
+       "(expected http://host[:port], e.g. http://169.254.169.254)"},
       {R"({"imds": {"api_version": "2017-08-01"}})",
        "config error: t.json: imds.api_version: must be 2019-08-01 or later (earlier versions lack "
        "EventSource)"},
@@ -120,12 +120,7 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
       {R"({"log": {"level": "verbose"}})",
        "config error: t.json: log.level: must be one of debug, info, warning, error; got string \"verbose\""},
       {R"({"http": {"listen": "localhost:9137"}})",
-       "config error: t.json: http.listen: host \"localhost\" is not an IPv4 address or [IPv6] literal "
-       "(expected "
-       "IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:9137, or \"\" to disable)"},
-      {R"({"http": {"listen": "127.0.0.1:0"}})",
-       "config error: t.json: http.listen: port must be a number from 1 to 65535, got \"0\" (expected "
-       "IPV4:PORT "
+       "config error: t.json: http.listen: host must be an IP address, got \"localhost\" (expected IPV4:PORT "
        "or [IPV6]:PORT, e.g. 127.0.0.1:9137, or \"\" to disable)"},
       {R"({"state_file": ""})", "config error: t.json: state_file: must not be empty"},
       {R"({"log": {"file": "/var/log/cla/"}})",

@@ -166,27 +166,6 @@ BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
 }
 
 // One row per error class: the file's text and the exact one-line message.
-BOOST_AUTO_TEST_CASE(endpoint_and_listen_parsers_split_host_and_port) {
-  auto endpoint = cla::parse_http_endpoint("http://[::1]:8080/");
-  BOOST_TEST_REQUIRE(endpoint.ok(), why(endpoint));
-  BOOST_TEST(endpoint->host == "::1");
-  BOOST_TEST(endpoint->port == 8080);
-  auto default_port = cla::parse_http_endpoint("http://169.254.169.254");
-  BOOST_TEST_REQUIRE(default_port.ok());
-  BOOST_TEST(default_port->host == "169.254.169.254");
-  BOOST_TEST(default_port->port == 80);
-  BOOST_TEST(!cla::parse_http_endpoint("http://user@127.0.0.1").ok());
-  BOOST_TEST(!cla::parse_http_endpoint("http://127.0.0.1/?x=1").ok());
-
-  auto listen = cla::parse_listen_address("[::1]:9137");
-  BOOST_TEST_REQUIRE(listen.ok(), why(listen));
-  BOOST_TEST(listen->host == "::1");
-  BOOST_TEST(listen->port == 9137);
-  BOOST_TEST(!cla::parse_listen_address("127.0.0.1").ok());
-  BOOST_TEST(!cla::parse_listen_address("[zz]:1").ok());
-  BOOST_TEST(!cla::parse_listen_address("1.2.3:80").ok());
-}
-
 BOOST_AUTO_TEST_CASE(load_config_reads_a_file_and_names_it_in_errors) {
   TempDir dir;
   const auto good = (dir.path / "good.json").string();
