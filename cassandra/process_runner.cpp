@@ -12,11 +12,15 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cstdlib>
+
+// Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
+#include <boost/optional.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/posix/default_launcher.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
-#include <cstdlib>
+#include <memory>
 
 #include "cassandra/text.hpp"
 
@@ -71,6 +75,25 @@ std::vector<std::string> child_environment(const std::vector<std::pair<std::stri
   return env;
 }
 
+// Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
+// (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
+Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
+                           const std::vector<std::string>& argv, asio::readable_pipe& out_pipe,
+                           asio::readable_pipe& err_pipe, const std::vector<std::string>& env) {
+  bp::process_stdio stdio{nullptr, out_pipe, err_pipe};
+  if (!out_pipe.is_open() || !err_pipe.is_open()) return make_error("cannot create pipes for " + program);
+  bp::posix::default_launcher launcher;
+  boost::system::error_code ec;
+  bp::process proc = launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
+                              stdio, bp::process_environment(env));
+  if (ec) {
+    // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
+    if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
+    return make_error("cannot start " + program + ": " + ec.message());
+  }
+  return proc;
+}
+
 bool is_executable_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
@@ -116,23 +139,12 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
 
   auto executor = co_await asio::this_coro::executor;
   asio::readable_pipe out_pipe(executor), err_pipe(executor);
-  bp::process_stdio stdio{nullptr, out_pipe, err_pipe};
-  if (!out_pipe.is_open() || !err_pipe.is_open()) {
-    outcome.spawn_error = "cannot create pipes for " + argv.front();
+  auto launched = launch(executor, program.value(), argv, out_pipe, err_pipe, child_environment(extra_env));
+  if (!launched) {
+    outcome.spawn_error = launched.error().message;
     co_return finish();
   }
-  const std::vector<std::string> env = child_environment(extra_env);
-  bp::posix::default_launcher launcher;
-  boost::system::error_code ec;
-  bp::process proc =
-      launcher(executor, ec, program.value(), std::vector<std::string>(argv.begin() + 1, argv.end()), stdio,
-               bp::process_environment(env));
-  if (ec) {
-    // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
-    if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
-    outcome.spawn_error = "cannot start " + program.value() + ": " + ec.message();
-    co_return finish();
-  }
+  bp::process& proc = launched.value();
 
   bool reaped = false;
   asio::steady_timer timer(executor, timeout);
@@ -143,7 +155,8 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
   if (winner.index() == 1) {
     outcome.timed_out = true;
     if (!reaped) {
-      proc.terminate(ec);  // SIGKILL
+      boost::system::error_code ignored;  // fails only if the child is already gone; the wait reaps it
+      proc.terminate(ignored);            // SIGKILL
       co_await wait_exit(proc, outcome, reaped);
     }
   }
