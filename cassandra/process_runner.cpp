@@ -14,13 +14,15 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdlib>
 
+// clang-format off
 // Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
 #include <boost/optional.hpp>
+#include <memory>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/posix/default_launcher.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
-#include <memory>
+// clang-format on
 
 #include "cassandra/text.hpp"
 
