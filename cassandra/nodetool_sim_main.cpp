@@ -61,11 +61,10 @@ Cluster file (JSON; written back after every change, under flock(2), through tem
         ]}
       ]}
     ]
-}
-A fault with an exit_code prints its stdout / stderr(nodetool - like text when both are empty) and exits with
-    it,
-    changing nothing;
-without exit_code it only delays the command."times" counts down and the fault disappears at 0; without "times" it stays. Latency is slept outside the file lock.
+  }
+  A fault with an exit_code prints its stdout/stderr (nodetool-like text when both are empty) and exits
+  with it, changing nothing; without exit_code it only delays the command. "times" counts down and the
+  fault disappears at 0; without "times" it stays. Latency is slept outside the file lock.
 
 Call log: every call appends {"t": "...Z", "node": ADDRESS, "subcommand": ..., "exit_code": N} as one
 JSON line to --call-log PATH, else to the cluster file's "call_log".
@@ -122,6 +121,7 @@ int init_cluster(const Options& options) {
       if (end > start) init.datacenters.push_back(dcs.substr(start, end - start));
       start = end + 1;
     }
+    if (init.datacenters.empty()) return sim_error("--dcs names no datacenter");
   }
   for (auto [name, target] :
        {std::pair{"--racks", &init.racks}, std::pair{"--nodes-per-rack", &init.nodes_per_rack},

@@ -1,8 +1,6 @@
 // String helpers shared by the nodetool output parsers and the simulator.
 #include "cassandra/text.hpp"
 
-#include <cctype>
-
 namespace cla {
 
 namespace {
@@ -41,14 +39,6 @@ std::vector<std::string_view> split_words(std::string_view s) {
     if (i > start) words.push_back(s.substr(start, i - start));
   }
   return words;
-}
-
-bool starts_with_icase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  return true;
 }
 
 std::string_view first_line(std::string_view text) {

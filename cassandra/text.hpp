@@ -16,8 +16,6 @@ std::vector<std::string_view> split_lines(std::string_view text);
 // Splits on runs of spaces and tabs; no empty pieces.
 std::vector<std::string_view> split_words(std::string_view s);
 
-bool starts_with_icase(std::string_view s, std::string_view prefix);
-
 // The first non-blank line of text, trimmed ("" when there is none).
 std::string_view first_line(std::string_view text);
 
