@@ -1,0 +1,50 @@
+// Runs nodetool subcommands (configured argv prefix + subcommand) with a timeout, once or retried with
+// backoff.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cassandra/process_runner.hpp"
+
+namespace cla {
+
+// Delay before retry number n (n = failed attempts so far, >= 1): initial, doubling, capped.
+struct Backoff {
+  std::chrono::milliseconds initial{1000};
+  std::chrono::milliseconds cap{10000};
+};
+std::chrono::milliseconds retry_delay(int failed_attempts, const Backoff& backoff);
+
+class NodetoolRunner {
+ public:
+  NodetoolRunner(std::vector<std::string> argv_prefix, std::chrono::seconds command_timeout,
+                 Backoff backoff = {});
+
+  // prefix + subcommand, one attempt bounded by the command timeout.
+  boost::asio::awaitable<CommandOutcome> run(std::string subcommand);
+
+  // Retries failed attempts with exponential backoff (1 s doubling, capped at 10 s) until one is ok or the
+  // next attempt could not start before `deadline`; returns the last outcome. The first attempt always
+  // runs. Each attempt keeps its own command timeout. *attempts (if given) counts attempts as they start.
+  boost::asio::awaitable<CommandOutcome> run_until(std::string subcommand,
+                                                   std::chrono::steady_clock::time_point deadline,
+                                                   int* attempts = nullptr);
+
+ private:
+  std::vector<std::string> argv_prefix_;
+  std::chrono::seconds command_timeout_;
+  Backoff backoff_;
+};
+
+// JMX not reachable (Cassandra down or still starting): "nodetool: Failed to connect to '..." (either JDK
+// wording) or "Server is not initialized yet".
+bool is_connect_failure(const CommandOutcome& outcome);
+
+// Cassandra refused because of a drain: "because the node was drained", "is draining", or "not in the
+// normal state" (disablegossip after drain; also enablegossip while the node is still starting).
+bool is_refused_after_drain(const CommandOutcome& outcome);
+
+}  // namespace cla

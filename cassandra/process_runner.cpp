@@ -1,0 +1,191 @@
+// Child processes through Boost.Process v2: pipes drained concurrently, a timer raced with the exit.
+#include "cassandra/process_runner.hpp"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cstdlib>
+
+// clang-format off
+// Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
+#include <boost/optional.hpp>
+#include <memory>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/posix/default_launcher.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/stdio.hpp>
+// clang-format on
+
+#include "cassandra/text.hpp"
+
+extern char** environ;
+
+// GCC 12 false positive on Asio's coroutine frame allocator (aligned_alloc paired with its own delete).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace cla {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+using namespace boost::asio::experimental::awaitable_operators;
+
+// Reads to EOF keeping the first `limit` bytes. Cancellation is rethrown so the race sees it as a failure.
+asio::awaitable<void> drain_pipe(asio::readable_pipe& pipe, std::string& sink, std::size_t limit) {
+  std::array<char, 16 * 1024> buffer;
+  for (;;) {
+    auto [ec, n] = co_await pipe.async_read_some(asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
+    if (n > 0 && sink.size() < limit) sink.append(buffer.data(), std::min(n, limit - sink.size()));
+    if (ec == asio::error::operation_aborted) throw boost::system::system_error(ec);
+    if (ec) co_return;  // EOF (or the pipe broke): nothing more will come
+  }
+}
+
+// Waits for the exit and reaps the child. Once reaped, the process object lets go of the pid so nothing
+// (its destructor included) can signal a recycled pid.
+asio::awaitable<void> wait_exit(bp::process& proc, CommandOutcome& outcome, bool& reaped) {
+  auto [ec, code] = co_await proc.async_wait(asio::as_tuple(asio::use_awaitable));
+  if (ec == asio::error::operation_aborted) throw boost::system::system_error(ec);
+  reaped = true;
+  if (!ec) {
+    const int status = proc.native_exit_code();
+    if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  }
+  proc.detach();
+}
+
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::string> env;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string_view kv(*entry);
+    const auto key = kv.substr(0, kv.find('='));
+    const bool overridden =
+        std::any_of(extra.begin(), extra.end(), [&](const auto& e) { return e.first == key; });
+    if (!overridden) env.emplace_back(kv);
+  }
+  for (const auto& [key, value] : extra) env.push_back(key + "=" + value);
+  return env;
+}
+
+// Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
+// (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
+Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
+                           const std::vector<std::string>& argv, asio::readable_pipe& out_pipe,
+                           asio::readable_pipe& err_pipe, const std::vector<std::string>& env) {
+  bp::process_stdio stdio{nullptr, out_pipe, err_pipe};
+  if (!out_pipe.is_open() || !err_pipe.is_open()) return make_error("cannot create pipes for " + program);
+  bp::posix::default_launcher launcher;
+  boost::system::error_code ec;
+  bp::process proc = launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
+                              stdio, bp::process_environment(env));
+  if (ec) {
+    // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
+    if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
+    return make_error("cannot start " + program + ": " + ec.message());
+  }
+  return proc;
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+Result<std::string> resolve_program(const std::string& name, std::string_view path_env) {
+  if (name.empty()) return make_error("empty program name");
+  if (name.find('/') != std::string::npos) return name;
+  std::size_t start = 0;
+  while (start <= path_env.size()) {
+    const auto end = std::min(path_env.find(':', start), path_env.size());
+    std::string dir(path_env.substr(start, end - start));
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+    start = end + 1;
+  }
+  return make_error("'" + name + "' not found in PATH (" + std::string(path_env) + ")");
+}
+
+asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::chrono::milliseconds timeout,
+                                            std::vector<std::pair<std::string, std::string>> extra_env,
+                                            std::size_t output_limit) {
+  CommandOutcome outcome;
+  outcome.argv = argv;
+  const auto started = std::chrono::steady_clock::now();
+  auto finish = [&] {
+    outcome.duration =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    return std::move(outcome);
+  };
+  if (argv.empty()) {
+    outcome.spawn_error = "empty command";
+    co_return finish();
+  }
+  const char* path_env = std::getenv("PATH");
+  auto program = resolve_program(argv.front(), path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  if (!program) {
+    outcome.spawn_error = program.error().message;
+    co_return finish();
+  }
+
+  auto executor = co_await asio::this_coro::executor;
+  asio::readable_pipe out_pipe(executor), err_pipe(executor);
+  auto launched = launch(executor, program.value(), argv, out_pipe, err_pipe, child_environment(extra_env));
+  if (!launched) {
+    outcome.spawn_error = launched.error().message;
+    co_return finish();
+  }
+  bp::process& proc = launched.value();
+
+  bool reaped = false;
+  asio::steady_timer timer(executor, timeout);
+  const auto winner =
+      co_await ((drain_pipe(out_pipe, outcome.out, output_limit) &&
+                 drain_pipe(err_pipe, outcome.err, output_limit) && wait_exit(proc, outcome, reaped)) ||
+                timer.async_wait(asio::use_awaitable));
+  if (winner.index() == 1) {
+    outcome.timed_out = true;
+    if (!reaped) {
+      boost::system::error_code ignored;  // fails only if the child is already gone; the wait reaps it
+      proc.terminate(ignored);            // SIGKILL
+      co_await wait_exit(proc, outcome, reaped);
+    }
+  }
+  co_return finish();
+}
+
+std::string CommandOutcome::summary() const {
+  std::string text;
+  if (!spawn_error.empty())
+    text = "could not start: " + spawn_error;
+  else if (timed_out)
+    text = "timed out after " + std::to_string(duration.count()) + " ms, killed";
+  else if (term_signal != 0)
+    text = "killed by signal " + std::to_string(term_signal);
+  else
+    text = "exit " + std::to_string(exit_code);
+  // Skip the JVM's "Picked up JAVA_TOOL_OPTIONS: ..." notice, which some distributions print first.
+  std::string_view detail;
+  for (auto line : split_lines(err))
+    if (auto t = trim(line); !t.empty() && !t.starts_with("Picked up ")) {
+      detail = t;
+      break;
+    }
+  if (detail.empty()) detail = first_line(out);
+  constexpr std::size_t kDetailLimit = 300;
+  if (!detail.empty()) text += ": " + std::string(detail.substr(0, kDetailLimit));
+  return text;
+}
+
+}  // namespace cla

@@ -1,0 +1,84 @@
+// nodetool-sim's model of a cluster: datacenters -> racks -> nodes with process/gossip/binary/drain state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cla {
+
+// An injected failure or delay for one subcommand (or "*") of one node.
+struct SimFault {
+  std::optional<int> exit_code;  // absent: latency only, then the command runs normally
+  std::string stdout_text, stderr_text;
+  int latency_ms = 0;
+  std::optional<int> times;  // applications left; absent = forever
+};
+
+struct SimNode {
+  std::string address;
+  std::string host_id;
+  std::string load = "?";
+  int tokens = 16;
+  bool running = true;  // the Cassandra process (false: JMX connection refused)
+  bool gossip = true;
+  bool binary = true;
+  bool drained = false;
+  char ring_state = 'N';        // N, L, J or M as nodetool status prints it
+  std::int64_t generation = 0;  // unix time of the last start (Generation No, Uptime)
+  std::map<std::string, SimFault> faults;
+};
+
+struct SimRack {
+  std::string name;
+  std::vector<SimNode> nodes;
+};
+
+struct SimDatacenter {
+  std::string name;
+  std::vector<SimRack> racks;
+};
+
+struct SimCluster {
+  std::vector<SimDatacenter> datacenters;
+  int replication_factor = 3;          // only for the "Owns (effective)" column
+  bool ownership_unavailable = false;  // print "Owns" / "?" and the Note: trailer instead
+  std::string call_log;                // JSON-lines file every call is appended to ("" = none)
+};
+
+struct SimNodeRef {
+  SimDatacenter* datacenter = nullptr;
+  SimRack* rack = nullptr;
+  SimNode* node = nullptr;
+};
+
+std::optional<SimNodeRef> find_node(SimCluster& cluster, std::string_view address);
+
+// A node seen from another node's `nodetool status`: down when stopped, gossip disabled or drained.
+inline bool seen_up_by_others(const SimNode& node) {
+  return node.running && node.gossip && !node.drained;
+}
+
+struct SimInitOptions {
+  std::vector<std::string> datacenters{"dc1"};
+  int racks = 3;
+  int nodes_per_rack = 3;
+  std::string base_address = "127.0.1.";  // node k (1-based, across all DCs) gets base_address + k
+  int tokens = 16;
+  std::string call_log;
+};
+
+// A fresh cluster, every node up; host ids and loads derived deterministically from the addresses.
+SimCluster make_sim_cluster(const SimInitOptions& options, std::int64_t generation);
+
+// What --init-cluster gives a node, also the defaults when a cluster file leaves host_id or load out.
+std::string default_host_id(const std::string& address);
+std::string default_load(const std::string& address);
+
+// FNV-1a 64 bits + a finalizer: stable across builds and platforms (row order, host ids, loads).
+std::uint64_t stable_hash(std::string_view text, std::uint64_t seed = 0);
+
+}  // namespace cla

@@ -1,0 +1,266 @@
+// nodetool-sim as a binary: its status/info parse with our parsers, DN views, drain semantics, faults,
+// concurrent calls under the file lock, the call log and its own errors.
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <regex>
+
+#include "cassandra/info_parser.hpp"
+#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/running_parser.hpp"
+#include "cassandra/safety_gate.hpp"
+#include "cassandra/sim_cluster_json.hpp"
+#include "cassandra/status_parser.hpp"
+#include "cassandra_support.hpp"
+
+// GCC 12 false positive on Asio's coroutine frame allocator.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+using namespace std::chrono_literals;
+using cla::CommandOutcome;
+using cla::test::run_blocking;
+
+namespace {
+
+std::string reference(const std::string& name) {
+  std::string path = CLA_TEST_DATA_DIR;
+  return cla::test::read_text(path.append("/cassandra/raw/").append(name));
+}
+
+CommandOutcome run_sim(std::vector<std::string> args) {
+  args.insert(args.begin(), cla::test::nodetool_sim_path());
+  return run_blocking(cla::run_command(std::move(args), 10s));
+}
+
+// Two DCs (eastus2: 127.0.1.1-9, westus2: 127.0.1.10-18), 3 racks of 3 nodes each, in a temp dir.
+struct SimCluster {
+  cla::test::TempDir dir;
+  std::string file = dir.file("cluster.json");
+  std::string log = dir.file("calls.jsonl");
+
+  SimCluster() {
+    const auto init = run_sim({"--init-cluster", file, "--dcs", "eastus2,westus2", "--racks", "3",
+                               "--nodes-per-rack", "3", "--base-address", "127.0.1.", "--call-log", log});
+    BOOST_REQUIRE_MESSAGE(init.ok(), init.summary());
+  }
+  CommandOutcome call(const std::string& address, const std::string& subcommand) {
+    return cla::test::sim(file, address, subcommand);
+  }
+  cla::ClusterStatus status(const std::string& viewer) {
+    const auto outcome = call(viewer, "status");
+    BOOST_REQUIRE_MESSAGE(outcome.ok(), outcome.summary());
+    auto parsed = cla::parse_nodetool_status(outcome.out);
+    BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
+    return parsed.value();
+  }
+  std::string letters(const std::string& viewer, const std::string& address) {
+    for (const auto& row : status(viewer).rows)
+      if (row.address == address) return std::string{row.status, row.state};
+    return "missing";
+  }
+  cla::NodeInfo info(const std::string& address) {
+    const auto outcome = call(address, "info");
+    BOOST_REQUIRE_MESSAGE(outcome.ok(), outcome.summary());
+    auto parsed = cla::parse_nodetool_info(outcome.out);
+    BOOST_REQUIRE(parsed.ok());
+    return parsed.value();
+  }
+  cla::SimCluster model() {
+    auto parsed = cla::parse_sim_cluster(cla::test::read_text(file));
+    BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
+    return parsed.value();
+  }
+  void save(const cla::SimCluster& cluster) {
+    cla::test::write_text(file, cla::serialize_sim_cluster(cluster));
+  }
+  cla::SafetyVerdict gate(const std::string& address) {
+    return cla::evaluate_safety(status(address), info(address), 3);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(nodetool_sim_test)
+
+BOOST_AUTO_TEST_CASE(help_teaches_usage_and_the_cluster_file) {
+  const auto help = run_sim({"--help"});
+  BOOST_TEST(help.ok());
+  for (const char* topic : {"--cluster FILE --node ADDRESS", "--init-cluster", "\"faults\"", "\"times\"",
+                            "call_log", "drain", "restart"})
+    BOOST_TEST(help.out.find(topic) != std::string::npos, topic);
+}
+
+BOOST_FIXTURE_TEST_CASE(status_and_info_parse_with_our_parsers, SimCluster) {
+  const auto rows = status("127.0.1.1").rows;
+  BOOST_TEST(rows.size() == 18u);
+  BOOST_TEST(std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.up_normal(); }));
+  const auto me = info("127.0.1.5");
+  BOOST_TEST(me.datacenter == "eastus2");
+  BOOST_TEST(me.rack == "rack2");
+  BOOST_TEST(me.gossip_active);
+  const auto row = std::find_if(rows.begin(), rows.end(), [](auto& r) { return r.address == "127.0.1.5"; });
+  BOOST_REQUIRE(row != rows.end());
+  BOOST_TEST(row->host_id == me.host_id);
+  BOOST_TEST(gate("127.0.1.5").safe);
+}
+
+BOOST_FIXTURE_TEST_CASE(gossip_disabled_node_is_down_to_others_and_up_to_itself, SimCluster) {
+  BOOST_TEST(call("127.0.1.4", "disablegossip").ok());
+  BOOST_TEST(cla::parse_running(call("127.0.1.4", "statusgossip").out).value() == false);
+  BOOST_TEST(letters("127.0.1.1", "127.0.1.4") == "DN");
+  BOOST_TEST(letters("127.0.1.12", "127.0.1.4") == "DN");
+  BOOST_TEST(letters("127.0.1.4", "127.0.1.4") == "UN");
+  BOOST_TEST(!gate("127.0.1.1").safe);  // rack2 of eastus2 is down, rack1 would make two
+  BOOST_TEST(gate("127.0.1.5").safe);   // the same rack
+  BOOST_TEST(gate("127.0.1.10").safe);  // the other DC
+  BOOST_TEST(call("127.0.1.4", "enablegossip").ok());
+  BOOST_TEST(letters("127.0.1.1", "127.0.1.4") == "UN");
+}
+
+BOOST_FIXTURE_TEST_CASE(drain_is_one_way_until_restart, SimCluster) {
+  const auto drained = call("127.0.1.7", "drain");
+  BOOST_TEST(drained.ok());
+  BOOST_TEST((drained.out.empty() && drained.err.empty()));
+  BOOST_TEST(call("127.0.1.7", "drain").ok());
+  const auto binary = call("127.0.1.7", "enablebinary");
+  BOOST_TEST(binary.exit_code == 1);
+  BOOST_TEST(binary.out == reference("nodetool_enablebinary_after_drain.stdout"));
+  BOOST_TEST(binary.err.empty());
+  BOOST_TEST(cla::is_refused_after_drain(binary));
+  const auto gossip = call("127.0.1.7", "enablegossip");
+  BOOST_TEST(gossip.exit_code == 1);
+  BOOST_TEST(gossip.out == reference("nodetool_enablegossip_after_drain.stdout"));
+  const auto stop_gossip = call("127.0.1.7", "disablegossip");
+  BOOST_TEST(stop_gossip.exit_code == 1);
+  BOOST_TEST(cla::is_refused_after_drain(stop_gossip));
+  BOOST_TEST(call("127.0.1.7", "disablebinary").ok());
+  const auto drained_info = info("127.0.1.7");
+  BOOST_TEST(!drained_info.gossip_active);
+  BOOST_TEST(!drained_info.native_transport_active);
+  BOOST_TEST(letters("127.0.1.8", "127.0.1.7") == "DN");
+  BOOST_TEST(letters("127.0.1.7", "127.0.1.7") == "UN");
+
+  BOOST_TEST(call("127.0.1.7", "restart").ok());
+  BOOST_TEST(call("127.0.1.7", "statusgossip").out == "running\n");
+  BOOST_TEST(call("127.0.1.7", "statusbinary").out == "running\n");
+  BOOST_TEST(call("127.0.1.7", "disablegossip").ok());
+  BOOST_TEST(call("127.0.1.7", "enablegossip").ok());
+}
+
+BOOST_FIXTURE_TEST_CASE(stopped_node_refuses_jmx, SimCluster) {
+  BOOST_TEST(call("127.0.1.2", "stop").ok());
+  const auto refused = call("127.0.1.2", "info");
+  BOOST_TEST(refused.exit_code == 1);
+  BOOST_TEST(refused.out.empty());
+  BOOST_TEST(refused.err ==
+             "nodetool: Failed to connect to '127.0.1.2:7199' - ConnectException: 'Connection refused'.\n");
+  BOOST_TEST(cla::is_connect_failure(refused));
+  BOOST_TEST(letters("127.0.1.3", "127.0.1.2") == "DN");
+  BOOST_TEST(call("127.0.1.2", "start").ok());
+  BOOST_TEST(info("127.0.1.2").native_transport_active);
+}
+
+BOOST_FIXTURE_TEST_CASE(faults_apply_then_clear, SimCluster) {
+  auto cluster = model();
+  auto& node = *find_node(cluster, "127.0.1.3")->node;
+  node.faults["drain"] =
+      cla::SimFault{2, "", "error: Error occurred during flushing\n-- StackTrace --\n", 0, 1};
+  node.faults["statusgossip"] = cla::SimFault{std::nullopt, "", "", 300, std::nullopt};
+  node.faults["*"] = cla::SimFault{1, "", "", 0, 1};
+  save(cluster);
+
+  const auto first_info = call("127.0.1.3", "info");  // "*" once
+  BOOST_TEST(first_info.exit_code == 1);
+  BOOST_TEST(call("127.0.1.3", "info").ok());
+  const auto failed_drain = call("127.0.1.3", "drain");
+  BOOST_TEST(failed_drain.exit_code == 2);
+  BOOST_TEST(failed_drain.err.starts_with("error: Error occurred during flushing\n"));
+  BOOST_TEST(info("127.0.1.3").gossip_active);  // a failed drain changed nothing
+  BOOST_TEST(call("127.0.1.3", "drain").ok());
+  BOOST_TEST(!info("127.0.1.3").gossip_active);
+  for (int i = 0; i < 2; ++i) {  // latency without times: every call, and the command still runs
+    const auto slow = call("127.0.1.3", "statusgossip");
+    BOOST_TEST(slow.out == "not running\n");
+    BOOST_TEST(slow.duration >= 300ms);
+  }
+  const auto left = find_node(cluster = model(), "127.0.1.3")->node->faults;
+  BOOST_TEST(left.size() == 1u);
+  BOOST_TEST(left.count("statusgossip") == 1u);
+}
+
+BOOST_FIXTURE_TEST_CASE(concurrent_calls_lose_no_update, SimCluster) {
+  // 20 processes at once: disablebinary on each of the 18 nodes, disablegossip on two. Without the lock a
+  // read-modify-write would overwrite another one's change.
+  std::vector<std::pair<std::string, std::string>> calls;
+  for (int n = 1; n <= 18; ++n) calls.emplace_back("127.0.1." + std::to_string(n), "disablebinary");
+  calls.emplace_back("127.0.1.1", "disablegossip");
+  calls.emplace_back("127.0.1.18", "disablegossip");
+  boost::asio::io_context io;
+  std::vector<CommandOutcome> outcomes(calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    auto argv = cla::test::sim_prefix(file, calls[i].first);
+    argv.push_back(calls[i].second);
+    boost::asio::co_spawn(
+        io, cla::run_command(argv, 20s),
+        [&, i](std::exception_ptr, CommandOutcome outcome) { outcomes[i] = std::move(outcome); });
+  }
+  io.run();
+  for (const auto& outcome : outcomes) BOOST_TEST(outcome.ok(), outcome.summary());
+
+  const auto cluster = model();  // still a valid file
+  int binary_on = 0, gossip_off = 0;
+  for (const auto& dc : cluster.datacenters)
+    for (const auto& rack : dc.racks)
+      for (const auto& node : rack.nodes) {
+        binary_on += node.binary;
+        gossip_off += !node.gossip;
+      }
+  BOOST_TEST(binary_on == 0);
+  BOOST_TEST(gossip_off == 2);
+  BOOST_TEST(letters("127.0.1.2", "127.0.1.1") == "DN");
+  const std::string logged = cla::test::read_text(log);
+  BOOST_TEST(std::count(logged.begin(), logged.end(), '\n') == 21);  // the 20 calls and one status
+}
+
+BOOST_FIXTURE_TEST_CASE(every_call_is_logged_as_a_json_line, SimCluster) {
+  call("127.0.1.1", "statusbinary");
+  call("127.0.1.2", "nosuchcommand");
+  call("10.9.9.9", "info");
+  const std::string override_log = dir.file("override.jsonl");
+  run_sim({"--cluster", file, "--node", "127.0.1.3", "--call-log", override_log, "drain"});
+
+  std::vector<boost::json::object> lines;
+  std::istringstream in(cla::test::read_text(log));
+  for (std::string line; std::getline(in, line);) lines.push_back(boost::json::parse(line).as_object());
+  BOOST_REQUIRE(lines.size() == 3u);
+  const std::regex iso(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
+  for (const auto& line : lines) {
+    BOOST_TEST(line.size() == 4u);
+    BOOST_TEST(std::regex_match(std::string(line.at("t").as_string()), iso));
+  }
+  BOOST_TEST(lines[0].at("node").as_string() == "127.0.1.1");
+  BOOST_TEST(lines[0].at("subcommand").as_string() == "statusbinary");
+  BOOST_TEST(lines[0].at("exit_code").as_int64() == 0);
+  BOOST_TEST(lines[1].at("exit_code").as_int64() == 1);
+  BOOST_TEST(lines[2].at("node").as_string() == "10.9.9.9");
+  BOOST_TEST(lines[2].at("exit_code").as_int64() == 2);
+  BOOST_TEST(cla::test::read_text(override_log).find("\"subcommand\":\"drain\"") != std::string::npos);
+}
+
+BOOST_FIXTURE_TEST_CASE(usage_and_simulator_errors, SimCluster) {
+  const auto unknown = call("127.0.1.1", "nosuchcommand");
+  BOOST_TEST(unknown.exit_code == 1);
+  BOOST_TEST(unknown.out.starts_with("nodetool: Found unexpected parameters: [nosuchcommand]\n"));
+  const auto stranger = call("10.9.9.9", "status");
+  BOOST_TEST(stranger.exit_code == 2);
+  BOOST_TEST(stranger.err.starts_with("nodetool-sim: no node with address 10.9.9.9"));
+  BOOST_TEST(run_sim({"--cluster", dir.file("missing.json"), "--node", "127.0.1.1", "status"}).exit_code ==
+             2);
+  BOOST_TEST(run_sim({"--node", "127.0.1.1", "status"}).exit_code == 2);
+  BOOST_TEST(run_sim({"--colour", "red"}).err.find("unknown option --colour") != std::string::npos);
+  cla::test::write_text(dir.file("bad.json"), R"({"datacenters": [], "nodes": 3})");
+  const auto bad = run_sim({"--cluster", dir.file("bad.json"), "--node", "127.0.1.1", "status"});
+  BOOST_TEST(bad.exit_code == 2);
+  BOOST_TEST(bad.err.find("nodes: unknown key") != std::string::npos, bad.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

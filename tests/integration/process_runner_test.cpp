@@ -1,0 +1,176 @@
+// run_command against real children (/bin/sh scripts on the test side only): exit codes, streams, timeout
+// kill, bounded output, spawn failures, environment, argv without a shell, cancellation, no zombies.
+#include "cassandra/process_runner.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cerrno>
+#include <filesystem>
+
+#include "cassandra_support.hpp"
+
+// GCC 12 false positive on Asio's coroutine frame allocator.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+using namespace std::chrono_literals;
+using cla::CommandOutcome;
+using cla::test::run_blocking;
+
+namespace {
+
+CommandOutcome run(std::vector<std::string> argv, std::chrono::milliseconds timeout = 10s,
+                   std::vector<std::pair<std::string, std::string>> env = {}, std::size_t limit = 64 * 1024) {
+  return run_blocking(cla::run_command(std::move(argv), timeout, std::move(env), limit));
+}
+
+CommandOutcome sh(const std::string& script, std::chrono::milliseconds timeout = 10s) {
+  return run({"/bin/sh", "-c", script}, timeout);
+}
+
+bool process_gone(pid_t pid) {
+  return ::kill(pid, 0) == -1 && errno == ESRCH;
+}
+
+// Every case must leave no child behind: neither running nor a zombie.
+struct NoLeftovers {
+  ~NoLeftovers() { BOOST_TEST(cla::test::no_children_left()); }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(process_runner_test)
+
+BOOST_FIXTURE_TEST_CASE(exit_code_and_separate_streams, NoLeftovers) {
+  const auto outcome = sh("echo out; echo err >&2; exit 3");
+  BOOST_TEST(outcome.exit_code == 3);
+  BOOST_TEST(outcome.out == "out\n");
+  BOOST_TEST(outcome.err == "err\n");
+  BOOST_TEST(!outcome.ok());
+  BOOST_TEST(!outcome.timed_out);
+  BOOST_TEST(outcome.summary() == "exit 3: err");
+  BOOST_TEST(outcome.argv.size() == 3u);
+}
+
+BOOST_FIXTURE_TEST_CASE(program_found_through_path_and_stdin_is_dev_null, NoLeftovers) {
+  const auto outcome = run({"cat"}, 5s);  // would wait forever on an inherited terminal or pipe
+  BOOST_TEST(outcome.ok());
+  BOOST_TEST(outcome.out.empty());
+  BOOST_TEST(outcome.duration < 5s);
+}
+
+BOOST_FIXTURE_TEST_CASE(arguments_are_never_interpreted_by_a_shell, NoLeftovers) {
+  const auto outcome = run({"printf", "%s\\n", "$(echo injected); `id` > /tmp/x; *"});
+  BOOST_TEST(outcome.ok());
+  BOOST_TEST(outcome.out == "$(echo injected); `id` > /tmp/x; *\n");
+}
+
+BOOST_FIXTURE_TEST_CASE(timeout_kills_and_reaps_the_child, NoLeftovers) {
+  const auto outcome = sh("echo $$; exec sleep 30", 300ms);
+  BOOST_TEST(outcome.timed_out);
+  BOOST_TEST(outcome.term_signal == SIGKILL);
+  BOOST_TEST(outcome.exit_code == -1);
+  BOOST_TEST(!outcome.ok());
+  BOOST_TEST(outcome.duration >= 300ms);
+  BOOST_TEST(outcome.duration < 3s);
+  BOOST_TEST(outcome.summary().starts_with("timed out after "));
+  BOOST_TEST(process_gone(std::stoi(outcome.out)));
+}
+
+BOOST_FIXTURE_TEST_CASE(big_output_is_bounded_and_drained, NoLeftovers) {
+  // 2 MB on each stream: without draining past the limit the child would block on a full pipe.
+  const auto outcome = run(
+      {"/bin/sh", "-c", "head -c 2000000 /dev/zero; head -c 2000000 /dev/zero >&2; exit 4"}, 10s, {}, 1000);
+  BOOST_TEST(outcome.exit_code == 4);
+  BOOST_TEST(outcome.out.size() == 1000u);
+  BOOST_TEST(outcome.err.size() == 1000u);
+  const auto default_limit = sh("head -c 200000 /dev/zero | tr '\\0' x");
+  BOOST_TEST(default_limit.out.size() == 64u * 1024u);
+  BOOST_TEST(default_limit.out.find_first_not_of('x') == std::string::npos);
+}
+
+BOOST_FIXTURE_TEST_CASE(spawn_failures_are_reported_not_thrown, NoLeftovers) {
+  const auto missing = run({"no-such-program-cla-test"});
+  BOOST_TEST(missing.spawn_error.find("not found in PATH") != std::string::npos, missing.spawn_error);
+  BOOST_TEST(!missing.ok());
+  BOOST_TEST(missing.summary().starts_with("could not start: "));
+  const auto bad_path = run({"/nonexistent/nodetool", "status"});
+  BOOST_TEST(bad_path.spawn_error.find("No such file") != std::string::npos, bad_path.spawn_error);
+  BOOST_TEST(run({}).spawn_error == "empty command");
+
+  cla::test::TempDir dir;
+  const std::string not_executable = dir.file("plain.txt");
+  cla::test::write_text(not_executable, "echo hi\n");
+  BOOST_TEST(!run({not_executable}).spawn_error.empty());
+  // Executable, but its interpreter does not exist: execve fails in the child, which must still be reaped.
+  const std::string bad_interpreter = dir.file("bad.sh");
+  cla::test::write_text(bad_interpreter, "#!/nonexistent/interpreter\n");
+  std::filesystem::permissions(bad_interpreter, std::filesystem::perms::owner_all);
+  BOOST_TEST(!run({bad_interpreter}).spawn_error.empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(environment_is_inherited_plus_extra, NoLeftovers) {
+  const auto outcome = run({"/bin/sh", "-c", "printf '%s|%s|%s' \"$CLA_EXTRA\" \"$HOME\" \"$PATH\""}, 10s,
+                           {{"CLA_EXTRA", "two words"}, {"HOME", "/override"}});
+  BOOST_TEST(outcome.ok());
+  BOOST_TEST(outcome.out == std::string("two words|/override|") + std::getenv("PATH"));
+}
+
+BOOST_FIXTURE_TEST_CASE(commands_run_concurrently_on_one_executor, NoLeftovers) {
+  boost::asio::io_context io;
+  std::vector<CommandOutcome> outcomes(5);
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    boost::asio::co_spawn(
+        io, cla::run_command({"/bin/sh", "-c", "sleep 0.3; echo " + std::to_string(i)}, 10s),
+        [&, i](std::exception_ptr, CommandOutcome outcome) { outcomes[i] = std::move(outcome); });
+  const auto started = std::chrono::steady_clock::now();
+  io.run();
+  BOOST_TEST((std::chrono::steady_clock::now() - started < 1500ms));
+  for (std::size_t i = 0; i < outcomes.size(); ++i) BOOST_TEST(outcomes[i].out == std::to_string(i) + "\n");
+}
+
+BOOST_FIXTURE_TEST_CASE(cancelling_the_caller_kills_and_reaps_the_child, NoLeftovers) {
+  cla::test::TempDir dir;
+  const std::string pid_file = dir.file("pid");
+  boost::asio::io_context io;
+  boost::asio::cancellation_signal cancel;
+  bool finished = false;
+  std::exception_ptr error;
+  boost::asio::co_spawn(
+      io, cla::run_command({"/bin/sh", "-c", "echo $$ > " + pid_file + "; exec sleep 30"}, 30s),
+      boost::asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, CommandOutcome) {
+        finished = true;
+        error = e;
+      }));
+  // Cancel once the child has written its pid.
+  boost::asio::steady_timer poll(io);
+  std::function<void()> wait_for_child = [&] {
+    poll.expires_after(20ms);
+    poll.async_wait([&](boost::system::error_code) {
+      if (std::filesystem::exists(pid_file) && std::filesystem::file_size(pid_file) > 0)
+        cancel.emit(boost::asio::cancellation_type::terminal);
+      else
+        wait_for_child();
+    });
+  };
+  wait_for_child();
+  const auto started = std::chrono::steady_clock::now();
+  io.run();
+  BOOST_TEST(finished);
+  BOOST_TEST(static_cast<bool>(error));  // cancellation reaches the caller as an exception
+  BOOST_TEST((std::chrono::steady_clock::now() - started < 5s));
+  BOOST_TEST(process_gone(std::stoi(cla::test::read_text(pid_file))));
+}
+
+BOOST_AUTO_TEST_CASE(resolve_program_follows_path_order) {
+  BOOST_TEST(cla::resolve_program("sh", "/nonexistent:/bin:/usr/bin").value() == "/bin/sh");
+  BOOST_TEST(cla::resolve_program("./relative/tool", "/bin").value() == "./relative/tool");
+  BOOST_TEST(!cla::resolve_program("no-such-program-cla-test", "/bin:/usr/bin").ok());
+  BOOST_TEST(!cla::resolve_program("", "/bin").ok());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
