@@ -6,6 +6,7 @@
 
 #include "agent/cli.hpp"
 #include "agent/config.hpp"
+#include "agent/daemon.hpp"
 #include "agent/daemon_life.hpp"
 #include "agent/json_pretty.hpp"
 #include "agent/log.hpp"
@@ -39,6 +40,14 @@ int main(int argc, char** argv) try {
     return cla::kExitFatal;
   }
   cla::DaemonLife life(std::move(*config), cli->dry_run);
+  // Never deleted: coroutines it started may still be suspended when the io_context is destroyed.
+  auto* daemon = new cla::Daemon(life.io(), life.config(), life.dry_run());
+  life.on_stop([daemon] { daemon->stop(); });
+  life.spawn([](cla::Daemon* d, cla::DaemonLife* l) -> boost::asio::awaitable<void> {
+    if (co_await d->run() != cla::kExitClean)
+      throw std::runtime_error("the agent could not start; see the error above");
+    l->request_stop("work ended");
+  }(daemon, &life));
   const int exit_code = life.run();
   cla::shutdown_logging();
   return exit_code;

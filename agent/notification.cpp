@@ -22,20 +22,6 @@ std::string start_time_text(const Notification& n) {
 
 }  // namespace
 
-std::string_view notification_name(NotificationPhase phase) {
-  switch (phase) {
-    case NotificationPhase::scheduled:
-      return "NodeMaintenanceScheduled";
-    case NotificationPhase::starting:
-      return "NodeMaintenanceStarting";
-    case NotificationPhase::start:
-      return "NodeMaintenanceStart";
-    case NotificationPhase::ended:
-      return "NodeMaintenanceEnded";
-  }
-  return "NodeMaintenanceUnknown";
-}
-
 std::string utc_seconds(WallTime t) {
   using namespace std::chrono;
   const auto secs = floor<seconds>(t);
@@ -52,7 +38,7 @@ std::string utc_seconds(WallTime t) {
 
 std::string pipe_message(const Notification& n) {
   std::string out = "NotificationType|";
-  out += notification_name(n.phase);
+  out += to_string(n.phase);
   out += "|StartTimeInUTC|" + start_time_text(n);
   out += "|EventId|" + clean(n.event_id);
   out += "|EventType|" + clean(n.event_type);
@@ -62,7 +48,7 @@ std::string pipe_message(const Notification& n) {
 
 std::vector<std::pair<std::string, std::string>> hook_environment(const Notification& n) {
   std::vector<std::pair<std::string, std::string>> env{
-      {"CLA_NOTIFICATION", std::string(notification_name(n.phase))},
+      {"CLA_NOTIFICATION", std::string(to_string(n.phase))},
       {"CLA_EVENT_ID", clean(n.event_id)},
       {"CLA_EVENT_TYPE", clean(n.event_type)},
       {"CLA_NOT_BEFORE", start_time_text(n)},

@@ -7,18 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "state/core_io.hpp"
 #include "state/scheduled_event.hpp"
 
 namespace cla {
 
-// In the order a drained event goes through them.
-enum class NotificationPhase { scheduled, starting, start, ended };
-
-// NodeMaintenanceScheduled, NodeMaintenanceStarting, NodeMaintenanceStart, NodeMaintenanceEnded.
-std::string_view notification_name(NotificationPhase phase);
-
 struct Notification {
-  NotificationPhase phase = NotificationPhase::scheduled;
+  MaintenancePhase phase = MaintenancePhase::scheduled;  // named by to_string(MaintenancePhase)
   std::string event_id;
   std::string event_type;
   std::string resource;                // this node's resource name

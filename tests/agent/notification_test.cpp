@@ -14,7 +14,7 @@ cla::WallTime utc(int y, unsigned mo, unsigned d, int h, int mi, int s) {
 }
 
 cla::Notification scheduled() {
-  return cla::Notification{cla::NotificationPhase::scheduled,
+  return cla::Notification{cla::MaintenancePhase::scheduled,
                            "C7061BAC-AFDC-4513-B24B-AA5F13A16123",
                            "Reboot",
                            "cass-eus2-n04",
@@ -42,10 +42,10 @@ std::map<std::string, std::string> as_map(const std::vector<std::pair<std::strin
 BOOST_AUTO_TEST_SUITE(notification_test)
 
 BOOST_AUTO_TEST_CASE(phases_have_the_seed_names) {
-  BOOST_TEST(cla::notification_name(cla::NotificationPhase::scheduled) == "NodeMaintenanceScheduled");
-  BOOST_TEST(cla::notification_name(cla::NotificationPhase::starting) == "NodeMaintenanceStarting");
-  BOOST_TEST(cla::notification_name(cla::NotificationPhase::start) == "NodeMaintenanceStart");
-  BOOST_TEST(cla::notification_name(cla::NotificationPhase::ended) == "NodeMaintenanceEnded");
+  BOOST_TEST(cla::to_string(cla::MaintenancePhase::scheduled) == "NodeMaintenanceScheduled");
+  BOOST_TEST(cla::to_string(cla::MaintenancePhase::starting) == "NodeMaintenanceStarting");
+  BOOST_TEST(cla::to_string(cla::MaintenancePhase::start) == "NodeMaintenanceStart");
+  BOOST_TEST(cla::to_string(cla::MaintenancePhase::ended) == "NodeMaintenanceEnded");
 }
 
 BOOST_AUTO_TEST_CASE(times_are_utc_to_the_second) {
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(pipe_message_has_the_seed_form) {
              "NotificationType|NodeMaintenanceScheduled|StartTimeInUTC|2021-10-20T16:35:57"
              "|EventId|C7061BAC-AFDC-4513-B24B-AA5F13A16123|EventType|Reboot|ResourceName|cass-eus2-n04");
   auto start = scheduled();
-  start.phase = cla::NotificationPhase::start;
+  start.phase = cla::MaintenancePhase::start;
   start.start_time.reset();
   BOOST_TEST(cla::pipe_message(start) ==
              "NotificationType|NodeMaintenanceStart|StartTimeInUTC|"

@@ -1,0 +1,83 @@
+// The shell: one coroutine loop that polls IMDS, feeds the decision core and carries out its actions.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "agent/config.hpp"
+#include "agent/metrics.hpp"
+#include "cassandra/nodetool_runner.hpp"
+#include "imds/imds_client.hpp"
+#include "state/core.hpp"
+#include "state/state_store.hpp"
+
+namespace cla {
+
+class HttpEndpoint;
+
+// statusgossip / statusbinary: running or not, or why it could not be told.
+Result<bool> running_state(const CommandOutcome& out);
+
+// Lives for the whole process (see agent_main.cpp): coroutines it started may still be suspended when the
+// io_context is torn down, and must find it alive.
+class Daemon {
+ public:
+  Daemon(boost::asio::io_context& io, Config config, bool dry_run);
+
+  // Runs until stop(); returns the process exit code (0 clean stop, 1 fatal runtime error).
+  boost::asio::awaitable<int> run();
+  void stop();
+
+ private:
+  // start-up (daemon_startup.cpp)
+  boost::asio::awaitable<bool> resolve_identity();
+  boost::asio::awaitable<StartupInfo> observe_node(StateSource source);
+  // loops (daemon.cpp)
+  boost::asio::awaitable<void> poll_loop();
+  boost::asio::awaitable<void> timer_loop();
+  void on_poll_failed(const ImdsFailure& failure);
+  void rearm_timer();
+  // actions (daemon_actions.cpp)
+  void execute(Actions actions);
+  void log_core(const LogAction& line);
+  boost::asio::awaitable<SafetyResult> evaluate_gate();
+  boost::asio::awaitable<void> check_safety();
+  boost::asio::awaitable<void> run_step(RunStep step);
+  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline);
+  boost::asio::awaitable<StepOutcome> confirm_restored();
+  boost::asio::awaitable<void> approve(std::string event_id);
+  boost::asio::awaitable<void> notify(Notify notification);
+  boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand);
+  std::string state_json() const;
+  // Runs `coroutine` on the loop; an exception escaping it is logged as internal_error, not lost.
+  void spawn(boost::asio::awaitable<void> coroutine, const char* what);
+
+  boost::asio::io_context& io_;
+  Config config_;
+  bool dry_run_;
+  std::string resource_name_;
+  int fault_domain_ = -1;
+  ImdsClient poll_client_;
+  ImdsClient approval_client_;
+  NodetoolRunner nodetool_;
+  StateStore store_;
+  std::optional<Core> core_;
+  Metrics metrics_;
+  std::shared_ptr<HttpEndpoint> http_;
+  boost::asio::steady_timer poll_timer_;
+  boost::asio::steady_timer wake_timer_;
+  std::chrono::steady_clock::time_point wake_at_ = std::chrono::steady_clock::time_point::max();
+  bool stopping_ = false;
+  std::optional<WallTime> last_poll_success_;
+  int poll_failures_ = 0;
+  std::string last_failure_kind_;
+  std::optional<WallTime> last_failure_logged_;
+  int failures_since_logged_ = 0;
+  std::chrono::milliseconds throttle_backoff_{0};
+};
+
+}  // namespace cla

@@ -1,0 +1,214 @@
+// The shell carries out the core's actions: log, persist, check safety, run steps, approve, notify.
+#include <boost/asio.hpp>
+
+#include "agent/daemon.hpp"
+#include "agent/log.hpp"
+#include "agent/notification.hpp"
+#include "cassandra/info_parser.hpp"
+#include "cassandra/process_runner.hpp"
+#include "cassandra/running_parser.hpp"
+#include "cassandra/safety_gate.hpp"
+#include "cassandra/status_parser.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+LogLevel level_of(Severity s) {
+  switch (s) {
+    case Severity::debug:
+      return LogLevel::debug;
+    case Severity::info:
+      return LogLevel::info;
+    case Severity::warning:
+      return LogLevel::warning;
+    case Severity::error:
+      return LogLevel::error;
+  }
+  return LogLevel::info;
+}
+
+constexpr auto kHookTimeout = 30s;
+}  // namespace
+
+Result<bool> running_state(const CommandOutcome& out) {
+  if (!out.ok()) return make_error(out.summary());
+  return parse_running(out.out);
+}
+
+void Daemon::execute(Actions actions) {
+  bool persist_failed = false;
+  for (auto& action : actions) {
+    if (auto* line = std::get_if<LogAction>(&action)) {
+      log_core(*line);
+    } else if (std::holds_alternative<Persist>(action)) {
+      if (dry_run_) continue;
+      auto saved = store_.save(core_->state());
+      persist_failed = !saved.ok();
+      if (persist_failed)
+        log_line(LogLevel::error, "state_write_failed",
+                 {{"path", store_.path()}, {"error", saved.error().message}});
+    } else if (auto* approve_action = std::get_if<Approve>(&action)) {
+      if (persist_failed) {
+        // Never approve what is not on disk: report a retryable failure; the core asks again later.
+        execute(core_->on_approval_done(approve_action->event_id,
+                                        {ApprovalResult::retryable_failure, "state file not written"},
+                                        WallClock::now()));
+        continue;
+      }
+      spawn(approve(approve_action->event_id), "approve");
+    } else if (std::holds_alternative<CheckSafety>(action)) {
+      spawn(check_safety(), "check_safety");
+    } else if (auto* step = std::get_if<RunStep>(&action)) {
+      spawn(run_step(*step), "run_step");
+    } else if (auto* n = std::get_if<Notify>(&action)) {
+      spawn(notify(*n), "notify");
+    }
+  }
+  metrics_.set_node_drained(core_->state().node.out_of_service);
+  rearm_timer();
+}
+
+void Daemon::log_core(const LogAction& line) {
+  boost::json::object fields = line.fields;
+  if (dry_run_) fields["dry_run"] = true;
+  log_line(level_of(line.severity), line.msg, std::move(fields));
+  const std::string& m = line.msg;
+  if (m == "event_seen") metrics_.event_seen(line.fields.at("event_type").as_string());
+  if (m == "drain_completed") metrics_.drain("ok");
+  if (m == "nodetool_failed") metrics_.drain("failed");
+  if (m == "drain_forced_unsafe") metrics_.drain("forced_unsafe");
+  if (m == "event_approved") metrics_.approval("ok");
+  if (m == "approval_failed") metrics_.approval("failed");
+  if (m == "approval_rejected") metrics_.approval("rejected");
+  if (m == "approval_withheld") metrics_.approval("withheld");
+  if (m == "restore_completed") metrics_.restore("ok");
+  if (m == "restore_failed" || m == "restart_required") metrics_.restore("failed");
+}
+
+asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) {
+  CommandOutcome out = co_await nodetool_.run(subcommand);
+  metrics_.nodetool_duration(subcommand, std::chrono::duration<double>(out.duration).count());
+  co_return out;
+}
+
+// Reads the node's view of the cluster and asks the gate; any failure to read it is unsafe (fail closed).
+asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
+  const CommandOutcome status = co_await nodetool("status");
+  if (!status.ok())
+    co_return SafetyResult{false, "nodetool status failed (fail closed): " + status.summary(), {}};
+  auto cluster = parse_nodetool_status(status.out);
+  if (!cluster)
+    co_return SafetyResult{
+        false, "cannot read nodetool status (fail closed): " + cluster.error().message, {}};
+  const CommandOutcome info = co_await nodetool("info");
+  if (!info.ok()) co_return SafetyResult{false, "nodetool info failed (fail closed): " + info.summary(), {}};
+  auto self = parse_nodetool_info(info.out);
+  if (!self)
+    co_return SafetyResult{false, "cannot read nodetool info (fail closed): " + self.error().message, {}};
+
+  const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
+  const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
+  if (configured != self->rack)
+    log_line(LogLevel::error, "topology_mismatch",
+             {{"fault_domain", fault_domain_},
+              {"configured_rack", configured},
+              {"cassandra_rack", self->rack},
+              {"note", "the gate uses the rack nodetool reports"}});
+  const SafetyVerdict v = evaluate_safety(*cluster, *self, config_.topology.replication_factor);
+  co_return SafetyResult{v.safe, v.reason, v.down_racks};
+}
+
+asio::awaitable<void> Daemon::check_safety() {
+  const SafetyResult result = co_await evaluate_gate();
+  if (!result.safe) metrics_.unsafe_block();
+  if (stopping_) co_return;
+  execute(core_->on_safety(result, WallClock::now()));
+}
+
+asio::awaitable<void> Daemon::run_step(RunStep step) {
+  StepOutcome outcome;
+  const bool mutating = step.step != Step::confirm_restored;
+  if (dry_run_ && mutating) {
+    log_line(LogLevel::info, "dry_run_skipped", {{"step", to_string(step.step)}, {"dry_run", true}});
+    outcome.ok = true;
+  } else if (step.step == Step::restart_cassandra) {
+    const CommandOutcome out =
+        co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s);
+    outcome.ok = out.ok();
+    outcome.detail = out.summary();
+    if (!out.ok()) log_line(LogLevel::warning, "restart_command_failed", {{"detail", out.summary()}});
+  } else if (step.step == Step::confirm_restored) {
+    outcome = co_await confirm_restored();
+  } else {
+    outcome = co_await run_nodetool_step(std::string(to_string(step.step)), step.deadline);
+  }
+  if (stopping_) co_return;  // what is done is persisted; a restart resumes from there
+  execute(core_->on_step_done(step.step, outcome, WallClock::now()));
+}
+
+// One mutating nodetool command, retried with backoff until `deadline`; a refusal after drain ends at once.
+asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcommand, WallTime deadline) {
+  auto backoff = 1s;
+  for (int attempt = 1;; ++attempt) {
+    const CommandOutcome out = co_await nodetool(subcommand);
+    if (out.ok()) co_return StepOutcome{true, false, ""};
+    if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary()};
+    log_line(LogLevel::warning, "nodetool_attempt_failed",
+             {{"subcommand", subcommand},
+              {"attempt", attempt},
+              {"detail", out.summary()},
+              {"jmx_unreachable", is_connect_failure(out)}});
+    if (stopping_ || WallClock::now() + backoff >= deadline)
+      co_return StepOutcome{false, false, out.summary()};
+    asio::steady_timer t(io_, backoff);
+    co_await t.async_wait(asio::use_awaitable);
+    backoff = std::min<std::chrono::seconds>(backoff * 2, 10s);
+  }
+}
+
+asio::awaitable<StepOutcome> Daemon::confirm_restored() {
+  const CommandOutcome gossip = co_await nodetool("statusgossip");
+  const CommandOutcome binary = co_await nodetool("statusbinary");
+  const auto g = running_state(gossip);
+  const auto b = running_state(binary);
+  if (g && b && *g && *b) co_return StepOutcome{true, false, ""};
+  std::string detail =
+      "statusgossip: " + (g ? std::string(*g ? "running" : "not running") : g.error().message) +
+      ", statusbinary: " + (b ? std::string(*b ? "running" : "not running") : b.error().message);
+  co_return StepOutcome{false, false, detail};
+}
+
+asio::awaitable<void> Daemon::approve(std::string event_id) {
+  ApprovalOutcome outcome;
+  if (dry_run_) {
+    log_line(LogLevel::info, "dry_run_skipped",
+             {{"action", "approve"}, {"event_id", event_id}, {"dry_run", true}});
+  } else if (auto failure = co_await approval_client_.approve(event_id)) {
+    outcome.result = failure->retryable() ? ApprovalResult::retryable_failure : ApprovalResult::rejected;
+    outcome.detail = std::string(to_string(failure->kind)) + ": " + failure->detail;
+  }
+  if (stopping_) co_return;
+  execute(core_->on_approval_done(event_id, outcome, WallClock::now()));
+}
+
+// Announced in the log and through hooks.notify; a hook never delays the drain or the approval.
+asio::awaitable<void> Daemon::notify(Notify n) {
+  const Notification note{n.phase, n.event_id, n.event_type, resource_name_, n.start_time, dry_run_};
+  const std::string message = pipe_message(note);
+  log_line(LogLevel::info, "maintenance_notification",
+           {{"notification", to_string(n.phase)},
+            {"event_id", n.event_id},
+            {"event_type", n.event_type},
+            {"resource", resource_name_},
+            {"message", message}});
+  if (config_.hooks.notify.empty()) co_return;
+  const CommandOutcome out = co_await run_command(config_.hooks.notify, kHookTimeout, hook_environment(note));
+  if (!out.ok())
+    log_line(LogLevel::warning, "notify_hook_failed",
+             {{"notification", to_string(n.phase)}, {"event_id", n.event_id}, {"detail", out.summary()}});
+}
+
+}  // namespace cla
