@@ -1,5 +1,6 @@
 // The real agent binary: exit codes 0/1/2 with their messages, --check output, signals (stop, log reopen).
 #include <boost/json.hpp>
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <fstream>
@@ -109,7 +110,9 @@ BOOST_AUTO_TEST_CASE(sigterm_and_sigint_stop_cleanly_within_2_s) {
     agent.send_signal(number);
     BOOST_TEST((agent.wait_for_exit(2s) == 0), "signal " << number);
     const auto lines = read_json_lines(log);
-    BOOST_TEST((msgs(lines) == std::vector<std::string>{"agent_started", "agent_stopped"}));
+    BOOST_REQUIRE(lines.size() >= 2u);
+    BOOST_TEST(msgs(lines).front() == "agent_started");
+    BOOST_TEST(msgs(lines).back() == "agent_stopped");
     BOOST_TEST(lines.front().at("dry_run").as_bool());
     BOOST_TEST(lines.front().at("resource_name").as_string() == "vm0");
     BOOST_TEST(lines.back().at("reason").as_string() == (number == SIGTERM ? "SIGTERM" : "SIGINT"));
@@ -128,8 +131,14 @@ BOOST_AUTO_TEST_CASE(sighup_reopens_the_log_file_after_rotation) {
   BOOST_TEST_REQUIRE(wait_for_log_msg(log, "log_reopened", 5s));
   agent.send_signal(SIGTERM);
   BOOST_TEST((agent.wait_for_exit(2s) == 0));
-  BOOST_TEST((msgs(read_json_lines(rotated)) == std::vector<std::string>{"agent_started"}));
-  BOOST_TEST((msgs(read_json_lines(log)) == std::vector<std::string>{"log_reopened", "agent_stopped"}));
+  const auto before = msgs(read_json_lines(rotated));
+  const auto after = msgs(read_json_lines(log));
+  BOOST_REQUIRE(!before.empty());
+  BOOST_REQUIRE(!after.empty());
+  BOOST_TEST(before.front() == "agent_started");
+  BOOST_TEST(std::count(before.begin(), before.end(), "agent_stopped") == 0);
+  BOOST_TEST(after.front() == "log_reopened");
+  BOOST_TEST(after.back() == "agent_stopped");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
