@@ -28,9 +28,6 @@
 
 extern char** environ;
 
-// GCC 12 false positive on Asio's coroutine frame allocator (aligned_alloc paired with its own delete).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
 namespace cla {
 
 namespace {

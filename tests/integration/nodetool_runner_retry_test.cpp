@@ -5,9 +5,6 @@
 #include "cassandra/sim_cluster_json.hpp"
 #include "cassandra_support.hpp"
 
-// GCC 12 false positive on Asio's coroutine frame allocator.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
 using namespace std::chrono_literals;
 using cla::test::run_blocking;
 using Clock = std::chrono::steady_clock;

@@ -14,9 +14,6 @@
 
 #include "cassandra_support.hpp"
 
-// GCC 12 false positive on Asio's coroutine frame allocator.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
 using namespace std::chrono_literals;
 using cla::CommandOutcome;
 using cla::test::run_blocking;
