@@ -97,6 +97,7 @@ asio::awaitable<int> Daemon::run() {
   }
 
   systemd::ready();
+  if (const auto interval = systemd::watchdog_interval()) spawn(watchdog_loop(*interval / 2), "watchdog_loop");
   spawn(timer_loop(), "timer_loop");
   co_await poll_loop();
   co_return 0;
@@ -133,7 +134,6 @@ asio::awaitable<void> Daemon::poll_loop() {
     } else {
       on_poll_failed(result.error());
     }
-    systemd::watchdog();
     poll_timer_.expires_at(started + interval + throttle_backoff_);
     boost::system::error_code ec;
     co_await poll_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -162,6 +162,18 @@ void Daemon::on_poll_failed(const ImdsFailure& failure) {
     failures_since_logged_ = 0;
   } else {
     ++failures_since_logged_;
+  }
+}
+
+// Pinged from its own timer on the event loop: a poll may legitimately wait minutes (the first IMDS call
+// after boot), while a wedged loop stops the pings and systemd restarts the agent.
+asio::awaitable<void> Daemon::watchdog_loop(std::chrono::microseconds period) {
+  asio::steady_timer timer(io_);
+  while (!stopping_) {
+    systemd::watchdog();
+    timer.expires_after(period);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
   }
 }
 

@@ -39,6 +39,7 @@ class Daemon {
   // loops (daemon.cpp)
   boost::asio::awaitable<void> poll_loop();
   boost::asio::awaitable<void> timer_loop();
+  boost::asio::awaitable<void> watchdog_loop(std::chrono::microseconds period);
   void on_poll_failed(const ImdsFailure& failure);
   void rearm_timer();
   // actions (daemon_actions.cpp)
