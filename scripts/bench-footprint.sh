@@ -33,7 +33,7 @@ JSON
 measure() {  # label, command...: prints "label cpu_ms_per_minute peak_rss_kb"
   local label=$1; shift
   /usr/bin/time -f "%U %S %M" -o "$work/$label.time" timeout -s TERM "$seconds" "$@" >/dev/null 2>&1 || true
-  read -r user sys rss <"$work/$label.time"
+  read -r user sys rss < <(tail -n 1 "$work/$label.time")  # time prepends "Command exited ..." on timeout
   awk -v l="$label" -v u="$user" -v s="$sys" -v r="$rss" -v d="$seconds" \
     'BEGIN { printf "%-28s cpu %7.1f ms/min   peak rss %6.1f MB\n", l, (u + s) * 1000 * 60 / d, r / 1024 }'
 }
