@@ -80,7 +80,9 @@ ValueReader object_of(std::vector<Field> fields) {
   return [fields = std::move(fields)](const boost::json::value& value, const std::string& path) -> Check {
     const auto* object = value.if_object();
     if (!object) return wrong_type(path.empty() ? "-" : path, "object", value);
-    for (const auto& [key, child] : *object) {
+    for (const auto& member : *object) {
+      const std::string_view key = member.key();
+      const boost::json::value& child = member.value();
       const auto field =
           std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == key; });
       if (field != fields.end()) {
