@@ -192,10 +192,14 @@ json::object AgentScenario::wait_for(const std::string& msg, std::chrono::millis
                                      const std::string& event_id) const {
   auto line = find_log(msg, limit, event_id);
   if (!line) {
+    // Every message name, then the last lines in full: enough to see what the agent did instead.
     std::ostringstream seen;
     for (const auto& m : log_msgs()) seen << m << ' ';
+    const auto lines = log();
+    for (std::size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i)
+      seen << '\n' << json::serialize(lines[i]);
     BOOST_FAIL("no " << msg << " line within " << limit.count() << " ms; the agent logged: " << seen.str()
-                     << "; stderr: " << agent_->err());
+                     << "\nstderr: " << agent_->err());
   }
   return *line;
 }
