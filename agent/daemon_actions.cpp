@@ -198,12 +198,13 @@ asio::awaitable<void> Daemon::approve(std::string event_id) {
 // the approval, and hooks run one after another so that a pipeline sees the phases in order.
 void Daemon::notify(const Notify& n) {
   Notification note{n.phase, n.event_id, n.event_type, resource_name_, n.start_time, dry_run_};
-  log_line(LogLevel::info, "maintenance_notification",
-           {{"notification", to_string(n.phase)},
-            {"event_id", n.event_id},
-            {"event_type", n.event_type},
-            {"resource", resource_name_},
-            {"message", pipe_message(note)}});
+  boost::json::object fields{{"notification", to_string(n.phase)},
+                             {"event_id", n.event_id},
+                             {"event_type", n.event_type},
+                             {"resource", resource_name_},
+                             {"message", pipe_message(note)}};
+  if (dry_run_) fields["dry_run"] = true;  // the hooks get CLA_DRY_RUN=1; the log says it too
+  log_line(LogLevel::info, "maintenance_notification", std::move(fields));
   if (config_.hooks.notify.empty()) return;
   hook_queue_.push_back(std::move(note));
   if (hooks_running_) return;
