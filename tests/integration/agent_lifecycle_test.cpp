@@ -6,7 +6,6 @@
 
 #include "agent/notification.hpp"
 #include "agent_scenario.hpp"
-#include "imds/not_before.hpp"
 
 namespace {
 
@@ -15,13 +14,8 @@ using namespace std::chrono_literals;
 using cla::test::AgentScenario;
 using cla::test::log_time;
 using cla::test::ms_between;
+using cla::test::not_before_of;
 using Strings = std::vector<std::string>;
-
-cla::WallTime not_before_of(const json::object& line) {
-  auto parsed = cla::parse_not_before(std::string(line.at("not_before").as_string()));
-  BOOST_REQUIRE_MESSAGE(parsed.ok(), "no NotBefore in " << json::serialize(line));
-  return parsed.value();
-}
 
 // The notification names logged for `id`, in order.
 Strings notifications(const AgentScenario& s, const std::string& id) {
@@ -120,15 +114,19 @@ BOOST_AUTO_TEST_CASE(reboot_flushes_and_after_removal_restarts_cassandra_then_en
 BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved) {
   AgentScenario s;
   s.start_agent();
+  const auto added_at = cla::WallClock::now();
   const std::string id = s.emulator().add_event({{"type", "Reboot"},
-                                                 {"resources", {"vm0"}},
+                                                 {"resources", {"VM0"}},  // Azure names are case-insensitive
                                                  {"source", "User"},
                                                  {"not_before_in_s", 600},
                                                  {"complete_after_s", 1}});
 
   const auto seen = s.wait_for("event_seen", 3s, id);
+  BOOST_TEST(seen.at("affects_this_node").as_bool());
+  // SPEC 4: a changed document is acted on within poll interval + 50 ms (250 + 50 ms here).
+  BOOST_TEST(ms_between(added_at, log_time(seen)) <= 300);
   const auto started = s.wait_for("drain_started", 2s, id);
-  BOOST_TEST(ms_between(log_time(seen), log_time(started)) < 500, "a user event waits for nothing");
+  BOOST_TEST(ms_between(log_time(seen), log_time(started)) < 100, "a user event waits for nothing");
   s.wait_for("event_approved", 3s, id);
   s.wait_for("restore_completed", 5s);
 
@@ -195,6 +193,57 @@ BOOST_AUTO_TEST_CASE(events_for_other_vms_only_are_logged_once_and_left_alone) {
   BOOST_TEST(s.emulator().approvals().empty());
   BOOST_TEST(s.log("maintenance_notification").empty());
   BOOST_TEST(s.hook_runs().empty());
+}
+
+// A hardware failure skips Scheduled: nothing to drain in time, a warning, and Start then Ended announced.
+BOOST_AUTO_TEST_CASE(hardware_failure_seen_only_as_started_warns_and_announces_start_and_end) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"started", true}, {"complete_after_s", 1}});
+  const auto warning = s.wait_for("impact_without_drain", 3s, id);
+  BOOST_TEST(warning.at("level").as_string() == "warning");
+  s.wait_for("event_removed", 4s, id);
+  BOOST_REQUIRE(cla::test::wait_until([&] { return notifications(s, id).size() >= 2; }, 2s));
+
+  BOOST_TEST(notifications(s, id) == (Strings{"NodeMaintenanceStart", "NodeMaintenanceEnded"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(s.agent_mutations().empty());
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("restore_started").empty());
+}
+
+// A platform Freeze drains the node; a user Reboot arrives while it is out: only the flush is added, and the
+// node stays out until both are gone.
+BOOST_AUTO_TEST_CASE(overlapping_events_drain_once_and_restore_after_the_last) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string freeze = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("event_approved", 8s, freeze);
+  const std::string reboot = s.emulator().add_event({{"type", "Reboot"},
+                                                     {"resources", {"vm0"}},
+                                                     {"source", "User"},
+                                                     {"not_before_in_s", 600},
+                                                     {"complete_after_s", 30}});
+  s.wait_for("event_approved", 3s, reboot);
+  BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain"}),
+             boost::test_tools::per_element());
+
+  s.emulator().cancel_event(freeze);
+  s.wait_for("event_removed", 2s, freeze);
+  std::this_thread::sleep_for(500ms);
+  BOOST_TEST(s.log("restore_started").empty(), "restored while the Reboot still holds the node");
+  BOOST_TEST(!s.running("statusgossip"));
+
+  s.emulator().cancel_event(reboot);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
+                                             "enablegossip", "enablebinary"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(s.node_restored());
+  BOOST_TEST(notifications(s, freeze) == kAllPhases, boost::test_tools::per_element());
+  BOOST_TEST(notifications(s, reboot) == kAllPhases, boost::test_tools::per_element());
 }
 
 // A platform Redeploy announced through hooks.notify: four runs, in order, with the event's details.

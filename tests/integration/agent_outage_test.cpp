@@ -112,6 +112,27 @@ BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
       boost::test_tools::per_element());
 }
 
+// IMDS throttles (429): the agent polls less often until it answers again, and logs the throttling once.
+BOOST_AUTO_TEST_CASE(throttling_backs_off_and_recovers) {
+  AgentScenario s;
+  s.start_agent();
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.emulator().requests().size() >= 2; }, 2s));
+  s.emulator().set_fault({{"status", 429}});
+  const auto throttled_at = cla::WallClock::now();
+  s.wait_for("imds_error", 2s);
+  std::this_thread::sleep_for(2500ms);
+  s.emulator().set_fault({});
+  std::size_t throttled_polls = 0;
+  for (const auto& r : s.emulator().requests())
+    throttled_polls += r.at("status").as_int64() == 429 && cla::test::emulator_time(r) >= throttled_at;
+  BOOST_TEST(throttled_polls >= 2u);
+  BOOST_TEST(throttled_polls <= 4u, "at 250 ms polls without backoff it would be 10");
+  const auto errors = s.log("imds_error");
+  BOOST_TEST(errors.size() == 1u);
+  BOOST_TEST(errors.at(0).at("kind").as_string() == "http_429");
+  s.wait_for("imds_recovered", 5s);
+}
+
 BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   AgentScenario s;
   s.write_config({{"http", {{"listen", "127.0.0.1:0"}}}});

@@ -4,7 +4,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include "agent_scenario.hpp"
-#include "imds/not_before.hpp"
 
 namespace {
 
@@ -13,13 +12,8 @@ using namespace std::chrono_literals;
 using cla::test::AgentScenario;
 using cla::test::log_time;
 using cla::test::ms_between;
+using cla::test::not_before_of;
 using Strings = std::vector<std::string>;
-
-cla::WallTime not_before_of(const json::object& line) {
-  auto parsed = cla::parse_not_before(std::string(line.at("not_before").as_string()));
-  BOOST_REQUIRE_MESSAGE(parsed.ok(), "no NotBefore in " << json::serialize(line));
-  return parsed.value();
-}
 
 }  // namespace
 
@@ -64,6 +58,73 @@ BOOST_AUTO_TEST_CASE(unsafe_cluster_gets_a_forced_drain_at_the_last_moment_and_n
   BOOST_TEST(
       s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
       boost::test_tools::per_element());
+  BOOST_TEST(s.node_restored());
+}
+
+// rack2 comes back before the forced-drain instant: the next poll's check says safe; a normal drain,
+// approved.
+BOOST_AUTO_TEST_CASE(unsafe_cluster_that_recovers_in_time_is_drained_and_approved) {
+  AgentScenario s;
+  BOOST_REQUIRE(s.sim("stop", "127.0.1.2").ok());
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 6}, {"duration_s", 30}});
+  const auto unsafe = s.wait_for("unsafe_to_drain", 7s, id);
+  BOOST_REQUIRE(s.sim("start", "127.0.1.2").ok());
+  const auto started = s.wait_for("drain_started", 3s, id);
+  BOOST_TEST(started.at("forced_unsafe").as_bool() == false);
+  BOOST_TEST(ms_between(log_time(started), not_before_of(unsafe) - 1s) > 0,
+             "drained before the forced instant");
+  s.wait_for("event_approved", 2s, id);
+  BOOST_TEST(s.log("drain_forced_unsafe").empty());
+  BOOST_TEST(s.emulator().approvals().size() == 1u);
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+}
+
+// disablegossip keeps failing: retried until NotBefore, then nodetool_failed and no approval; the node is
+// restored (binary back on) once the event is over.
+BOOST_AUTO_TEST_CASE(failed_drain_is_never_approved_and_is_undone_after_the_event) {
+  AgentScenario s;
+  s.add_sim_fault(cla::test::kAgentNode, "disablegossip",
+                  {{"exit_code", 2}, {"stderr", "error: JMX busy\n"}});
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
+  s.wait_for("drain_started", 6s, id);
+  const auto failed = s.wait_for("nodetool_failed", 5s, id);
+  BOOST_TEST(failed.at("level").as_string() == "error");
+  BOOST_TEST(failed.at("step").as_string() == "disablegossip");
+  BOOST_TEST(s.log("nodetool_attempt_failed").size() >= 2u, "retried with backoff");
+  BOOST_TEST(ms_between(log_time(failed), not_before_of(failed)) <= 2500, "gave up long before NotBefore");
+
+  s.wait_for("event_status_changed", 3s, id);  // NotBefore passed: Azure goes ahead
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("event_approved").empty());
+  BOOST_TEST(s.log("drain_completed").empty());
+  BOOST_TEST(s.node_restored());
+  const auto mutations = s.agent_mutations();
+  BOOST_TEST(mutations.front() == "disablebinary");
+  BOOST_TEST(mutations.back() == "enablebinary");
+}
+
+// An approval would start the event for vm1 too: drained, but the approval is withheld.
+BOOST_AUTO_TEST_CASE(shared_event_is_drained_but_not_approved) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("drain_completed", 6s, id);
+  const auto withheld = s.wait_for("approval_withheld", 1s, id);
+  BOOST_TEST(std::string(withheld.at("reason").as_string()).find("approve_shared_events") !=
+             std::string::npos);
+  s.wait_for("event_status_changed", 4s, id);  // started by NotBefore, not by us
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("approval_withheld").size() == 1u);
   BOOST_TEST(s.node_restored());
 }
 

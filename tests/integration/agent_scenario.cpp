@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cassandra_support.hpp"
+#include "imds/not_before.hpp"
 
 namespace cla::test {
 namespace {
@@ -74,6 +75,12 @@ WallTime parse_utc_ms(const std::string& text) {
 
 WallTime log_time(const json::object& line) {
   return parse_utc_ms(std::string(line.at("ts").as_string()));
+}
+
+WallTime not_before_of(const json::object& line) {
+  auto parsed = parse_not_before(std::string(line.at("not_before").as_string()));
+  BOOST_REQUIRE_MESSAGE(parsed.ok(), "no NotBefore in " << json::serialize(line));
+  return parsed.value();
 }
 
 WallTime emulator_time(const json::value& record) {

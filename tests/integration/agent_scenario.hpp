@@ -107,6 +107,8 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
 // "2026-11-22T03:04:05.123Z" (the agent's ts, nodetool-sim's t) as a time point.
 WallTime parse_utc_ms(const std::string& text);
 WallTime log_time(const boost::json::object& line);
+// The NotBefore of an event's log line (RFC 1123); fails the test when it has none.
+WallTime not_before_of(const boost::json::object& line);
 // The time of an emulator record ({"t_ms": ...}).
 WallTime emulator_time(const boost::json::value& record);
 // b - a in milliseconds.
