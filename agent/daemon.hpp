@@ -4,12 +4,14 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "agent/config.hpp"
 #include "agent/metrics.hpp"
+#include "agent/notification.hpp"
 #include "cassandra/nodetool_runner.hpp"
 #include "imds/imds_client.hpp"
 #include "state/core.hpp"
@@ -51,7 +53,8 @@ class Daemon {
   boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline);
   boost::asio::awaitable<StepOutcome> confirm_restored();
   boost::asio::awaitable<void> approve(std::string event_id);
-  boost::asio::awaitable<void> notify(Notify notification);
+  void notify(const Notify& notification);
+  boost::asio::awaitable<void> run_hooks();
   boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand);
   std::string state_json() const;
   // Runs `coroutine` on the loop; an exception escaping it is logged as internal_error, not lost.
@@ -79,6 +82,8 @@ class Daemon {
   std::optional<WallTime> last_failure_logged_;
   int failures_since_logged_ = 0;
   std::chrono::milliseconds throttle_backoff_{0};
+  std::deque<Notification> hook_queue_;  // hooks run one at a time, in the order announced
+  bool hooks_running_ = false;
 };
 
 }  // namespace cla

@@ -64,7 +64,7 @@ void Daemon::execute(Actions actions) {
     } else if (auto* step = std::get_if<RunStep>(&action)) {
       spawn(run_step(*step), "run_step");
     } else if (auto* n = std::get_if<Notify>(&action)) {
-      spawn(notify(*n), "notify");
+      notify(*n);
     }
   }
   metrics_.set_node_drained(core_->state().node.out_of_service);
@@ -194,21 +194,36 @@ asio::awaitable<void> Daemon::approve(std::string event_id) {
   execute(core_->on_approval_done(event_id, outcome, WallClock::now()));
 }
 
-// Announced in the log and through hooks.notify; a hook never delays the drain or the approval.
-asio::awaitable<void> Daemon::notify(Notify n) {
-  const Notification note{n.phase, n.event_id, n.event_type, resource_name_, n.start_time, dry_run_};
-  const std::string message = pipe_message(note);
-  log_line(LogLevel::info, "maintenance_notification",
-           {{"notification", to_string(n.phase)},
-            {"event_id", n.event_id},
-            {"event_type", n.event_type},
-            {"resource", resource_name_},
-            {"message", message}});
-  if (config_.hooks.notify.empty()) co_return;
-  const CommandOutcome out = co_await run_command(config_.hooks.notify, kHookTimeout, hook_environment(note));
-  if (!out.ok())
-    log_line(LogLevel::warning, "notify_hook_failed",
-             {{"notification", to_string(n.phase)}, {"event_id", n.event_id}, {"detail", out.summary()}});
+// Announced in the log at once and through hooks.notify in the background; a hook never delays the drain or
+// the approval, and hooks run one after another so that a pipeline sees the phases in order.
+void Daemon::notify(const Notify& n) {
+  Notification note{n.phase, n.event_id, n.event_type, resource_name_, n.start_time, dry_run_};
+  boost::json::object fields{{"notification", to_string(n.phase)},
+                             {"event_id", n.event_id},
+                             {"event_type", n.event_type},
+                             {"resource", resource_name_},
+                             {"message", pipe_message(note)}};
+  if (dry_run_) fields["dry_run"] = true;  // the hooks get CLA_DRY_RUN=1; the log says it too
+  log_line(LogLevel::info, "maintenance_notification", std::move(fields));
+  if (config_.hooks.notify.empty()) return;
+  hook_queue_.push_back(std::move(note));
+  if (hooks_running_) return;
+  hooks_running_ = true;
+  spawn(run_hooks(), "run_hooks");
+}
+
+asio::awaitable<void> Daemon::run_hooks() {
+  while (!hook_queue_.empty() && !stopping_) {
+    const Notification note = std::move(hook_queue_.front());
+    hook_queue_.pop_front();
+    const CommandOutcome out =
+        co_await run_command(config_.hooks.notify, kHookTimeout, hook_environment(note));
+    if (!out.ok())
+      log_line(
+          LogLevel::warning, "notify_hook_failed",
+          {{"notification", to_string(note.phase)}, {"event_id", note.event_id}, {"detail", out.summary()}});
+  }
+  hooks_running_ = false;
 }
 
 }  // namespace cla

@@ -40,6 +40,13 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
       }
       break;
     case StateSource::loaded: {
+      NodeDrainState& node = state_.node;
+      if (node.out_of_service) {
+        // Killed while a step ran, its result not yet persisted: the node is ahead of the flags. Adopt what
+        // it shows, so that the drain does not repeat the step and the restore undoes it.
+        if (info.gossip_running && !*info.gossip_running) node.gossip_disabled = true;
+        if (info.binary_running && !*info.binary_running) node.binary_disabled = true;
+      }
       if (!state_.boot_id.empty() && state_.boot_id != boot_id_) {
         bool expected = false;
         for (const auto& [key, rec] : state_.events)
@@ -52,8 +59,10 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
       }
       log(out, Severity::info, "state_loaded",
           {{"events", state_.events.size()},
-           {"node_out_of_service", state_.node.out_of_service},
-           {"flushed", state_.node.flushed}});
+           {"node_out_of_service", node.out_of_service},
+           {"flushed", node.flushed},
+           {"gossip_running", status["gossip_running"]},
+           {"binary_running", status["binary_running"]}});
       break;
     }
   }

@@ -97,6 +97,34 @@ BOOST_AUTO_TEST_CASE(restart_mid_drain_resumes_at_the_next_step_without_repeatin
   BOOST_TEST(all_of<Approve>(a).size() == 1u);
 }
 
+// Killed while disablegossip ran: it took effect, but only disablebinary is persisted.
+BOOST_AUTO_TEST_CASE(a_step_done_but_not_persisted_is_adopted_from_the_node_at_start) {
+  Core first = started_core();
+  Driver d{first};
+  d.feed(doc(2, {{.type = "Freeze", .duration_s = 30}}));
+  first.on_timer(T0 + 15min - 30s);
+  first.on_safety({true, "ok", {}}, T0 + 15min - 30s);
+  first.on_step_done(Step::disable_binary, {true, false, ""}, T0 + 15min - 29s);
+  const AgentState on_disk = first.state();
+  BOOST_REQUIRE(!on_disk.node.gossip_disabled);
+
+  for (const bool event_remains : {true, false}) {
+    BOOST_TEST_CONTEXT("event remains: " << event_remains) {
+      Core again(test_policy(), on_disk);
+      again.start(StartupInfo{StateSource::loaded, "boot-1", false, false}, T0 + 15min - 20s);
+      Driver d2{again, T0 + 15min - 20s};
+      if (event_remains) {
+        const Actions a = d2.feed(doc(3, {{.type = "Freeze", .duration_s = 30}}));
+        BOOST_TEST(steps(a).empty(), "disablegossip is not repeated");
+        BOOST_TEST(all_of<Approve>(a).size() == 1u);
+      }
+      const Actions a = d2.feed(doc(4, {}));
+      BOOST_TEST((steps(a) == std::vector{Step::enable_gossip, Step::enable_binary, Step::confirm_restored}));
+      BOOST_TEST(!again.state().node.out_of_service);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(corrupt_state_with_a_disabled_node_and_no_event_restores_it) {
   Core core(test_policy(), AgentState{});
   Actions a = core.start(StartupInfo{StateSource::corrupt, "boot-1", false, false}, T0);

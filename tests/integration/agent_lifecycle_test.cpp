@@ -1,0 +1,281 @@
+// End to end with the real agent, imds-emulator and nodetool-sim: a platform Freeze, a Reboot with flush and
+// restart_command, a user event, a short freeze, other VMs' events, and the maintenance notification hooks.
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <thread>
+
+#include "agent/notification.hpp"
+#include "agent_scenario.hpp"
+
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using cla::test::AgentScenario;
+using cla::test::log_time;
+using cla::test::ms_between;
+using cla::test::not_before_of;
+using Strings = std::vector<std::string>;
+
+// The notification names logged for `id`, in order.
+Strings notifications(const AgentScenario& s, const std::string& id) {
+  Strings out;
+  for (const auto& line : s.log("maintenance_notification", id))
+    out.emplace_back(line.at("notification").as_string());
+  return out;
+}
+
+const Strings kAllPhases{"NodeMaintenanceScheduled", "NodeMaintenanceStarting", "NodeMaintenanceStart",
+                         "NodeMaintenanceEnded"};
+
+// The index of the first call to `subcommand` on the agent's node, or -1.
+long first_call(const AgentScenario& s, const std::string& subcommand) {
+  const auto calls = s.calls();
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls[i].node == cla::test::kAgentNode && calls[i].subcommand == subcommand)
+      return static_cast<long>(i);
+  return -1;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(agent_lifecycle_test)
+
+BOOST_AUTO_TEST_CASE(platform_freeze_drains_at_the_lead_is_approved_then_restored) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
+
+  const auto started = s.wait_for("drain_started", 8s, id);
+  const auto completed = s.wait_for("drain_completed", 5s, id);
+  const auto approved = s.wait_for("event_approved", 5s, id);
+  // The approval starts it at once (vm0 is its only resource); the platform's work ends with its removal.
+  const auto status = s.wait_for("event_status_changed", 3s, id);
+  BOOST_TEST(status.at("event_status").as_string() == "Started");
+  s.emulator().cancel_event(id);
+  const auto removed = s.wait_for("event_removed", 3s, id);
+  const auto restored = s.wait_for("restore_completed", 5s);
+
+  const long lead_error_ms = ms_between(not_before_of(started) - 3s, log_time(started));
+  BOOST_TEST(std::abs(lead_error_ms) <= 1000, "drain started " << lead_error_ms << " ms off NotBefore - 3 s");
+  BOOST_TEST(started.at("flush").as_bool() == false);
+  BOOST_TEST(
+      s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(first_call(s, "status") >= 0);
+  BOOST_TEST(first_call(s, "status") < first_call(s, "disablebinary"),
+             "the safety gate ran before the drain");
+
+  const auto approvals = s.emulator().approvals();
+  BOOST_REQUIRE_EQUAL(approvals.size(), 1u);
+  BOOST_TEST(approvals[0].at("vm").as_string() == "vm0");
+  BOOST_TEST(approvals[0].at("event_id").as_string() == id);
+  const auto calls = s.calls();
+  const auto gossip_off = calls.at(static_cast<std::size_t>(first_call(s, "disablegossip"))).t;
+  BOOST_TEST(ms_between(gossip_off, cla::test::emulator_time(approvals[0])) >= 0,
+             "approved before the drain");
+  BOOST_TEST(ms_between(log_time(completed), log_time(approved)) >= 0);
+  BOOST_TEST(ms_between(log_time(removed), log_time(restored)) >= 0);
+
+  BOOST_TEST(s.node_restored());
+  BOOST_TEST(notifications(s, id) == kAllPhases, boost::test_tools::per_element());
+  BOOST_TEST(s.log("nodetool_failed").empty());
+  BOOST_TEST(s.log("impact_without_drain").empty());
+}
+
+BOOST_AUTO_TEST_CASE(reboot_flushes_and_after_removal_restarts_cassandra_then_enables) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
+
+  const auto started = s.wait_for("drain_started", 8s, id);
+  BOOST_TEST(started.at("flush").as_bool());
+  s.wait_for("event_approved", 5s, id);
+  const auto removed = s.wait_for("event_removed", 5s, id);
+  const auto restore = s.wait_for("restore_started", 3s);
+  const auto restored = s.wait_for("restore_completed", 5s);
+
+  BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
+                                             "enablegossip", "enablebinary"}),
+             boost::test_tools::per_element());
+  const auto calls = s.calls();
+  const auto restart = calls.at(static_cast<std::size_t>(first_call(s, "restart"))).t;
+  BOOST_TEST(ms_between(log_time(removed), restart) >= 0, "restart_command ran before the event was removed");
+  BOOST_TEST(restore.at("flushed").as_bool());
+  BOOST_TEST(restore.at("rebooted").as_bool() == false);
+  BOOST_TEST(restored.at("restarted").as_bool());
+  BOOST_TEST(s.node_restored());
+  BOOST_TEST(s.log("restart_required").empty());
+  BOOST_TEST(notifications(s, id) == kAllPhases, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved) {
+  AgentScenario s;
+  s.start_agent();
+  const auto added_at = cla::WallClock::now();
+  const std::string id = s.emulator().add_event({{"type", "Reboot"},
+                                                 {"resources", {"VM0"}},  // Azure names are case-insensitive
+                                                 {"source", "User"},
+                                                 {"not_before_in_s", 600},
+                                                 {"complete_after_s", 1}});
+
+  const auto seen = s.wait_for("event_seen", 3s, id);
+  BOOST_TEST(seen.at("affects_this_node").as_bool());
+  // SPEC 4: a changed document is acted on within poll interval + 50 ms (250 + 50 ms here).
+  BOOST_TEST(ms_between(added_at, log_time(seen)) <= 300);
+  const auto started = s.wait_for("drain_started", 2s, id);
+  BOOST_TEST(ms_between(log_time(seen), log_time(started)) < 100, "a user event waits for nothing");
+  s.wait_for("event_approved", 3s, id);
+  s.wait_for("restore_completed", 5s);
+
+  BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
+                                             "enablegossip", "enablebinary"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(first_call(s, "status") == -1, "no safety gate for an administrator's request");
+  BOOST_TEST(first_call(s, "info") == -1);
+  BOOST_TEST(s.emulator().approvals().size() == 1u);
+  BOOST_TEST(s.node_restored());
+  BOOST_TEST(notifications(s, id) == kAllPhases, boost::test_tools::per_element());
+  // Scheduled and Starting come at the same instant here: the hooks still run in order.
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, 3s));
+  Strings hooks;
+  for (const auto& run : s.hook_runs()) hooks.push_back(run.at("CLA_NOTIFICATION"));
+  BOOST_TEST(hooks == kAllPhases, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(short_freeze_is_approved_at_once_without_touching_the_node) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event({{"type", "Freeze"},
+                                                 {"resources", {"vm0"}},
+                                                 {"not_before_in_s", 30},
+                                                 {"duration_s", 2},
+                                                 {"complete_after_s", 0}});
+
+  const auto seen = s.wait_for("event_seen", 3s, id);
+  BOOST_TEST(seen.at("plan").as_string() == "no_impact");
+  const auto approved = s.wait_for("event_approved", 2s, id);
+  BOOST_TEST(ms_between(log_time(seen), log_time(approved)) < 500);
+  s.wait_for("event_removed", 5s, id);  // Started at the approval, gone 2 s later
+
+  BOOST_TEST(s.agent_mutations().empty());
+  BOOST_TEST(first_call(s, "status") == -1);
+  BOOST_TEST(s.emulator().approvals().size() == 1u);
+  BOOST_TEST(notifications(s, id).empty());
+  BOOST_TEST(s.log("drain_started").empty());
+  BOOST_TEST(s.log("restore_started").empty());
+  BOOST_TEST(s.log("impact_without_drain").empty());
+  BOOST_TEST(s.hook_runs().empty());
+}
+
+BOOST_AUTO_TEST_CASE(events_for_other_vms_only_are_logged_once_and_left_alone) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string freeze = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm1"}}, {"not_before_in_s", 2}, {"duration_s", 30}});
+  const std::string reboot = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"VM1", "vm7"}}, {"source", "User"}, {"not_before_in_s", 60}});
+
+  for (const auto& id : {freeze, reboot}) {
+    const auto seen = s.wait_for("event_seen", 3s, id);
+    BOOST_TEST(seen.at("affects_this_node").as_bool() == false);
+  }
+  // The freeze reaches NotBefore and starts for vm1; polls go on.
+  BOOST_REQUIRE(cla::test::wait_until(
+      [&] { return s.emulator().events().at(0).at("status").as_string() == "Started"; }, 5s));
+  std::this_thread::sleep_for(600ms);
+
+  for (const auto& id : {freeze, reboot}) BOOST_TEST(s.log_msgs(id) == (Strings{"event_seen"}));
+  BOOST_TEST(s.agent_mutations().empty());
+  BOOST_TEST(first_call(s, "status") == -1);
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("maintenance_notification").empty());
+  BOOST_TEST(s.hook_runs().empty());
+}
+
+// A hardware failure skips Scheduled: nothing to drain in time, a warning, and Start then Ended announced.
+BOOST_AUTO_TEST_CASE(hardware_failure_seen_only_as_started_warns_and_announces_start_and_end) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"started", true}, {"complete_after_s", 1}});
+  const auto warning = s.wait_for("impact_without_drain", 3s, id);
+  BOOST_TEST(warning.at("level").as_string() == "warning");
+  s.wait_for("event_removed", 4s, id);
+  BOOST_REQUIRE(cla::test::wait_until([&] { return notifications(s, id).size() >= 2; }, 2s));
+
+  BOOST_TEST(notifications(s, id) == (Strings{"NodeMaintenanceStart", "NodeMaintenanceEnded"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(s.agent_mutations().empty());
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("restore_started").empty());
+}
+
+// A platform Freeze drains the node; a user Reboot arrives while it is out: only the flush is added, and the
+// node stays out until both are gone.
+BOOST_AUTO_TEST_CASE(overlapping_events_drain_once_and_restore_after_the_last) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string freeze = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("event_approved", 8s, freeze);
+  const std::string reboot = s.emulator().add_event({{"type", "Reboot"},
+                                                     {"resources", {"vm0"}},
+                                                     {"source", "User"},
+                                                     {"not_before_in_s", 600},
+                                                     {"complete_after_s", 30}});
+  s.wait_for("event_approved", 3s, reboot);
+  BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain"}),
+             boost::test_tools::per_element());
+
+  s.emulator().cancel_event(freeze);
+  s.wait_for("event_removed", 2s, freeze);
+  std::this_thread::sleep_for(500ms);
+  BOOST_TEST(s.log("restore_started").empty(), "restored while the Reboot still holds the node");
+  BOOST_TEST(!s.running("statusgossip"));
+
+  s.emulator().cancel_event(reboot);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
+                                             "enablegossip", "enablebinary"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(s.node_restored());
+  BOOST_TEST(notifications(s, freeze) == kAllPhases, boost::test_tools::per_element());
+  BOOST_TEST(notifications(s, reboot) == kAllPhases, boost::test_tools::per_element());
+}
+
+// A platform Redeploy announced through hooks.notify: four runs, in order, with the event's details.
+BOOST_AUTO_TEST_CASE(notification_hook_runs_for_each_phase_in_order) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Redeploy"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
+  const auto seen = s.wait_for("event_seen", 3s, id);
+  s.wait_for("restore_completed", 10s);
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, 3s));
+
+  const auto runs = s.hook_runs();
+  BOOST_REQUIRE_EQUAL(runs.size(), 4u);
+  const auto not_before = not_before_of(seen);
+  const std::string start_time = cla::utc_seconds(not_before);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& run = runs[i];
+    BOOST_TEST_CONTEXT("hook run " << i) {
+      BOOST_TEST(run.at("CLA_NOTIFICATION") == kAllPhases[i]);
+      BOOST_TEST(run.at("CLA_EVENT_ID") == id);
+      BOOST_TEST(run.at("CLA_EVENT_TYPE") == "Redeploy");
+      BOOST_TEST(run.at("CLA_RESOURCE") == "vm0");
+      const std::string expected_start = i < 2 ? start_time : "";  // NotBefore is known until the approval
+      BOOST_TEST(run.at("CLA_NOT_BEFORE") == expected_start);
+      BOOST_TEST(run.at("CLA_MESSAGE") == "NotificationType|" + kAllPhases[i] + "|StartTimeInUTC|" +
+                                              expected_start + "|EventId|" + id +
+                                              "|EventType|Redeploy|ResourceName|vm0");
+      BOOST_TEST(run.count("CLA_DRY_RUN") == 0u);
+    }
+  }
+  BOOST_TEST(s.log("notify_hook_failed").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,189 @@
+// End to end: IMDS failing (HTTP 500, slow answers) while an event is Scheduled or Started is logged and
+// counted but never read as the event's removal; the HTTP endpoint's /healthz, /metrics and /state.
+#include <boost/beast/http/verb.hpp>
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "agent_scenario.hpp"
+
+namespace {
+
+namespace json = boost::json;
+namespace http = boost::beast::http;
+using namespace std::chrono_literals;
+using cla::test::AgentScenario;
+using cla::test::log_time;
+using cla::test::ms_between;
+using Strings = std::vector<std::string>;
+
+cla::test::HttpReply get(std::uint16_t port, const std::string& target) {
+  return cla::test::http_call(port, http::verb::get, target, {}, {}, 2s);
+}
+
+// Prometheus text exposition: every line a comment or `name{labels} value`; the samples by full name.
+std::map<std::string, double> parse_prometheus(const std::string& text) {
+  static const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})?) (\S+)$)");
+  static const std::regex comment(R"(^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*$)");
+  std::map<std::string, double> samples;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || std::regex_match(line, comment)) continue;
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_match(line, m, sample), "not Prometheus text: " << line);
+    samples[m[1]] = std::stod(m[3]);
+  }
+  return samples;
+}
+
+bool appears(const AgentScenario& s, const std::string& msg) {
+  return !s.log(msg).empty();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(agent_outage_test)
+
+// IMDS answers 500 from before the drain time: the pending drain still runs at NotBefore - drain_lead_s,
+// the approval waits for IMDS to come back, and nothing is read as a removal meanwhile.
+BOOST_AUTO_TEST_CASE(outage_while_scheduled_keeps_the_event_and_its_timer) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
+  s.wait_for("event_seen", 3s, id);
+  s.emulator().set_fault({{"status", 500}});
+  const auto error = s.wait_for("imds_error", 2s);
+  BOOST_TEST(error.at("http_status").as_int64() == 500);
+
+  s.wait_for("drain_completed", 6s, id);
+  s.wait_for("approval_failed", 2s, id);
+  std::this_thread::sleep_for(500ms);
+  BOOST_TEST(!appears(s, "event_removed"));
+  BOOST_TEST(!appears(s, "restore_started"));
+  BOOST_TEST(!s.running("statusbinary"));
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("imds_error").size() <= 2u, "imds_error is rate-limited");
+
+  const auto cleared_at = cla::WallClock::now();
+  s.emulator().set_fault({});
+  s.wait_for("imds_recovered", 2s);
+  s.wait_for("event_approved", 6s, id);  // the approval's retry, after its backoff
+  const auto approvals = s.emulator().approvals();
+  BOOST_REQUIRE_EQUAL(approvals.size(), 1u);
+  BOOST_TEST(ms_between(cleared_at, cla::test::emulator_time(approvals[0])) >= 0);
+  BOOST_TEST(!appears(s, "restore_started"));
+
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.node_restored());
+}
+
+// The event is Started and the node drained when IMDS stops answering in time; the platform removes the
+// event during the outage. The agent restores only once a document shows the removal.
+BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("event_approved", 8s, id);
+  s.wait_for("event_status_changed", 2s, id);  // Started
+
+  s.emulator().set_fault({{"delay_ms", 3000}});  // beyond request_timeout_ms
+  const auto error = s.wait_for("imds_error", 3s);
+  BOOST_TEST(error.at("kind").as_string() == "timeout");
+  s.emulator().cancel_event(id);
+  std::this_thread::sleep_for(1500ms);
+  BOOST_TEST(!appears(s, "event_removed"));
+  BOOST_TEST(!appears(s, "restore_started"));
+  BOOST_TEST(!s.running("statusgossip"));
+
+  const auto cleared_at = cla::WallClock::now();
+  s.emulator().set_fault({});
+  const auto removed = s.wait_for("event_removed", 5s, id);
+  BOOST_TEST(ms_between(cleared_at, log_time(removed)) >= 0);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.node_restored());
+  BOOST_TEST(
+      s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
+      boost::test_tools::per_element());
+}
+
+// IMDS throttles (429): the agent polls less often until it answers again, and logs the throttling once.
+BOOST_AUTO_TEST_CASE(throttling_backs_off_and_recovers) {
+  AgentScenario s;
+  s.start_agent();
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.emulator().requests().size() >= 2; }, 2s));
+  s.emulator().set_fault({{"status", 429}});
+  const auto throttled_at = cla::WallClock::now();
+  s.wait_for("imds_error", 2s);
+  std::this_thread::sleep_for(2500ms);
+  s.emulator().set_fault({});
+  std::size_t throttled_polls = 0;
+  for (const auto& r : s.emulator().requests())
+    throttled_polls += r.at("status").as_int64() == 429 && cla::test::emulator_time(r) >= throttled_at;
+  BOOST_TEST(throttled_polls >= 2u);
+  BOOST_TEST(throttled_polls <= 4u, "at 250 ms polls without backoff it would be 10");
+  const auto errors = s.log("imds_error");
+  BOOST_TEST(errors.size() == 1u);
+  BOOST_TEST(errors.at(0).at("kind").as_string() == "http_429");
+  s.wait_for("imds_recovered", 5s);
+}
+
+BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
+  AgentScenario s;
+  s.write_config({{"http", {{"listen", "127.0.0.1:0"}}}});
+  s.start_agent();
+  const auto listening = s.wait_for("http_listening", 2s);
+  BOOST_TEST(listening.at("address").as_string() == "127.0.0.1");
+  const auto port = static_cast<std::uint16_t>(listening.at("port").as_int64());
+  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 200; }, 2s));
+
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("event_approved", 8s, id);
+
+  const auto state_reply = get(port, "/state");
+  BOOST_TEST(state_reply.status == 200u);
+  const auto state = state_reply.json().as_object();
+  BOOST_TEST(state.at("node").at("drained").as_bool());
+  BOOST_TEST(state.at("node").at("drained_for").as_array().size() == 1u);
+  BOOST_TEST(state.at("resource_name").as_string() == "vm0");
+
+  const auto metrics_reply = get(port, "/metrics");
+  BOOST_TEST(metrics_reply.status == 200u);
+  BOOST_TEST(metrics_reply.content_type.find("text/plain") == 0u);
+  auto metrics = parse_prometheus(metrics_reply.body);
+  BOOST_TEST(metrics[R"(cla_events_seen_total{type="Freeze"})"] == 1.0);
+  BOOST_TEST(metrics[R"(cla_drains_total{result="ok"})"] == 1.0);
+  BOOST_TEST(metrics[R"(cla_approvals_total{result="ok"})"] == 1.0);
+  BOOST_TEST(metrics["cla_node_drained"] == 1.0);
+  BOOST_TEST(metrics[R"(cla_imds_requests_total{result="ok"})"] >= 3.0);
+  BOOST_TEST(metrics["cla_last_successful_poll_timestamp_seconds"] > 1.7e9);
+  BOOST_TEST(metrics.count(R"(cla_nodetool_duration_seconds_count{subcommand="disablegossip"})") == 1u);
+
+  // A long outage: unhealthy after 5 poll intervals (1.25 s) without a successful poll, not before.
+  const auto outage_at = std::chrono::steady_clock::now();
+  s.emulator().set_fault({{"status", 500}});
+  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 503; }, 4s));
+  const auto unhealthy_after = std::chrono::steady_clock::now() - outage_at;
+  BOOST_TEST(unhealthy_after >= 1000ms);
+  metrics = parse_prometheus(get(port, "/metrics").body);
+  BOOST_TEST(metrics[R"(cla_imds_requests_total{result="http_5xx"})"] >= 3.0);
+  BOOST_TEST(metrics["cla_node_drained"] == 1.0, "an outage is no removal");
+  BOOST_TEST(get(port, "/state").json().at("node").at("drained").as_bool());
+
+  s.emulator().set_fault({});
+  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 200; }, 2s));
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  metrics = parse_prometheus(get(port, "/metrics").body);
+  BOOST_TEST(metrics["cla_node_drained"] == 0.0);
+  BOOST_TEST(metrics[R"(cla_restores_total{result="ok"})"] == 1.0);
+  BOOST_TEST(get(port, "/state").json().at("node").at("drained").as_bool() == false);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,170 @@
+// End to end: what the agent must not do. Another rack down: no drain until the impact is unavoidable, then
+// a forced drain that is never approved. --dry-run: the whole path logged, nothing changed anywhere.
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "agent_scenario.hpp"
+
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using cla::test::AgentScenario;
+using cla::test::log_time;
+using cla::test::ms_between;
+using cla::test::not_before_of;
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(agent_safety_test)
+
+// RF 3, rack2's node is down: taking rack1 out too would leave one replica of three.
+BOOST_AUTO_TEST_CASE(unsafe_cluster_gets_a_forced_drain_at_the_last_moment_and_no_approval) {
+  AgentScenario s;
+  BOOST_REQUIRE(s.sim("stop", "127.0.1.2").ok());
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
+
+  const auto unsafe = s.wait_for("unsafe_to_drain", 6s, id);
+  BOOST_TEST(unsafe.at("down_racks").as_array() == json::array{"rack2"});
+  const auto not_before = not_before_of(unsafe);
+  BOOST_TEST(std::abs(ms_between(not_before - 3s, log_time(unsafe))) <= 1000);
+  const auto forced = s.wait_for("drain_forced_unsafe", 4s, id);
+  BOOST_TEST(forced.at("level").as_string() == "error");
+  BOOST_TEST(std::abs(ms_between(not_before - 1s, log_time(forced))) <= 1000);
+  s.wait_for("drain_completed", 2s, id);
+
+  // The gate was asked again at the polls in between, and the drain came only with the forced one.
+  std::size_t gate_checks = 0;
+  cla::WallTime first_disable{};
+  for (const auto& call : s.calls()) {
+    if (call.node != cla::test::kAgentNode) continue;
+    if (call.subcommand == "status") ++gate_checks;
+    if (call.subcommand == "disablebinary" && first_disable == cla::WallTime{}) first_disable = call.t;
+  }
+  BOOST_TEST(gate_checks >= 3u);
+  BOOST_TEST(ms_between(log_time(forced), first_disable) >= 0, "drained before the forced drain");
+  BOOST_TEST(ms_between(not_before - 1s, first_disable) >= -300);
+
+  // NotBefore passes: Azure starts it without an approval; the node is out, so no impact warning.
+  s.wait_for("event_status_changed", 4s, id);
+  BOOST_TEST(s.log("impact_without_drain").empty());
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("event_approved").empty());
+  BOOST_TEST(
+      s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(s.node_restored());
+}
+
+// rack2 comes back before the forced-drain instant: the next poll's check says safe; a normal drain,
+// approved.
+BOOST_AUTO_TEST_CASE(unsafe_cluster_that_recovers_in_time_is_drained_and_approved) {
+  AgentScenario s;
+  BOOST_REQUIRE(s.sim("stop", "127.0.1.2").ok());
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 6}, {"duration_s", 30}});
+  const auto unsafe = s.wait_for("unsafe_to_drain", 7s, id);
+  BOOST_REQUIRE(s.sim("start", "127.0.1.2").ok());
+  const auto started = s.wait_for("drain_started", 3s, id);
+  BOOST_TEST(started.at("forced_unsafe").as_bool() == false);
+  BOOST_TEST(ms_between(log_time(started), not_before_of(unsafe) - 1s) > 0,
+             "drained before the forced instant");
+  s.wait_for("event_approved", 2s, id);
+  BOOST_TEST(s.log("drain_forced_unsafe").empty());
+  BOOST_TEST(s.emulator().approvals().size() == 1u);
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+}
+
+// disablegossip keeps failing: retried until NotBefore, then nodetool_failed and no approval; the node is
+// restored (binary back on) once the event is over.
+BOOST_AUTO_TEST_CASE(failed_drain_is_never_approved_and_is_undone_after_the_event) {
+  AgentScenario s;
+  s.add_sim_fault(cla::test::kAgentNode, "disablegossip",
+                  {{"exit_code", 2}, {"stderr", "error: JMX busy\n"}});
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
+  s.wait_for("drain_started", 6s, id);
+  const auto failed = s.wait_for("nodetool_failed", 5s, id);
+  BOOST_TEST(failed.at("level").as_string() == "error");
+  BOOST_TEST(failed.at("step").as_string() == "disablegossip");
+  BOOST_TEST(s.log("nodetool_attempt_failed").size() >= 2u, "retried with backoff");
+  BOOST_TEST(ms_between(log_time(failed), not_before_of(failed)) <= 2500, "gave up long before NotBefore");
+
+  s.wait_for("event_status_changed", 3s, id);  // NotBefore passed: Azure goes ahead
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("event_approved").empty());
+  BOOST_TEST(s.log("drain_completed").empty());
+  BOOST_TEST(s.node_restored());
+  const auto mutations = s.agent_mutations();
+  BOOST_TEST(mutations.front() == "disablebinary");
+  BOOST_TEST(mutations.back() == "enablebinary");
+}
+
+// An approval would start the event for vm1 too: drained, but the approval is withheld.
+BOOST_AUTO_TEST_CASE(shared_event_is_drained_but_not_approved) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("drain_completed", 6s, id);
+  const auto withheld = s.wait_for("approval_withheld", 1s, id);
+  BOOST_TEST(std::string(withheld.at("reason").as_string()).find("approve_shared_events") !=
+             std::string::npos);
+  s.wait_for("event_status_changed", 4s, id);  // started by NotBefore, not by us
+  s.emulator().cancel_event(id);
+  s.wait_for("restore_completed", 3s);
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(s.log("approval_withheld").size() == 1u);
+  BOOST_TEST(s.node_restored());
+}
+
+BOOST_AUTO_TEST_CASE(dry_run_logs_the_whole_path_and_changes_nothing) {
+  AgentScenario s;
+  s.start_agent({"--dry-run"});
+  const std::string id = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
+
+  // Never approved, the event starts at NotBefore and goes 1 s later.
+  s.wait_for("restore_completed", 10s);
+  for (const char* msg : {"event_seen", "drain_started", "drain_completed", "event_approved", "event_removed",
+                          "restore_started", "restore_completed", "maintenance_notification"}) {
+    const auto lines = s.log(msg);
+    BOOST_TEST_CONTEXT(msg) {
+      BOOST_TEST(!lines.empty());
+      for (const auto& line : lines) {
+        const auto* dry = line.if_contains("dry_run");
+        BOOST_TEST((dry && dry->is_bool() && dry->get_bool()), json::serialize(line));
+      }
+    }
+  }
+  Strings skipped;
+  for (const auto& line : s.log("dry_run_skipped"))
+    skipped.emplace_back(line.contains("step") ? line.at("step").as_string() : line.at("action").as_string());
+  BOOST_TEST(skipped == (Strings{"disablebinary", "disablegossip", "drain", "approve", "restart_command",
+                                 "enablegossip", "enablebinary"}),
+             boost::test_tools::per_element());
+
+  BOOST_TEST(s.agent_mutations().empty());
+  BOOST_TEST(s.emulator().approvals().empty());
+  BOOST_TEST(!std::filesystem::exists(s.state_file()));
+  BOOST_TEST(!std::filesystem::exists(s.state_file().parent_path()));
+  BOOST_TEST(s.node_restored());
+
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, 3s));
+  for (const auto& run : s.hook_runs()) {
+    BOOST_TEST(run.at("CLA_DRY_RUN") == "1");
+    BOOST_TEST(run.at("CLA_EVENT_ID") == id);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
