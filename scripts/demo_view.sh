@@ -1,0 +1,153 @@
+# Sourced by scripts/demo.sh: how the game day is watched and reported (rack monitor, live view, summary).
+# Uses demo.sh's variables: work, cluster, admin, vms, rf, racks_allowed, t0, monitor_file, driver_log.
+# shellcheck shell=bash disable=SC2016,SC2154 # single-quoted jq programs; the variables come from demo.sh
+
+# One node's state in the cluster file: up / DRAINED (gossip and binary off) / flushed / down, or a half state.
+node_state_jq='def state: if .running == false then "down" elif .drained then "flushed"
+  elif (.gossip | not) and (.binary | not) then "DRAINED" elif (.gossip | not) then "gossip-off"
+  elif (.binary | not) then "binary-off" else "up" end;'
+# Racks down for replication (a node not UN to its peers: stopped, gossip off or flushed), then racks not
+# fully up (a node with only its client port off still holds and serves its replicas).
+racks_down_jq="$node_state_jq"'[.datacenters[].racks[]] as $r
+  | ($r | map(select(any(.nodes[]; state | IN("up", "binary-off") | not)) | .name)) as $down
+  | ($r | map(select(any(.nodes[]; state != "up")) | .name)) as $notup
+  | [($down | length), ($down | join(",") | if . == "" then "-" else . end),
+     ($notup | length), ($notup | join(",") | if . == "" then "-" else . end)] | @tsv'
+ts_jq='def t: (.ts[0:19] + "Z" | fromdate) + (.ts[20:23] | tonumber) / 1000;'
+
+all_up() { jq -e "$node_state_jq"'all(.datacenters[].racks[].nodes[]; state == "up")' "$cluster" >/dev/null; }
+rack_up() {
+  jq -e --arg r "$1" "$node_state_jq"'all(.datacenters[].racks[] | select(.name == $r) | .nodes[]; state == "up")' \
+    "$cluster" >/dev/null
+}
+count_msg() { cat "$work"/agents/vm*/agent.jsonl | jq -s --arg m "$1" 'map(select(.msg == $m)) | length'; }
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
+
+# Samples the cluster file every 0.2 s; appends "t, racks down, names, racks not fully up, names" on change.
+monitor() {
+  local last="" line
+  while :; do
+    if line=$(jq -r "$racks_down_jq" "$cluster" 2>/dev/null) && [[ $line != "$last" ]]; then
+      printf '%s\t%s\n' "$EPOCHREALTIME" "$line" >>"$monitor_file"
+      last=$line
+    fi
+    sleep 0.2
+  done
+}
+
+# Notable agent log lines and the driver's lines since the last call, oldest first, as "  12.3s  text".
+feed_jq="$ts_jq"'select((.msg | IN("unsafe_to_drain", "drain_started", "drain_completed", "event_approved",
+    "restore_completed", "drain_forced_unsafe", "impact_without_drain")) or .level == "error")
+  | [(t - ($t0 | tonumber)),
+     "\($vm)  \(.msg)" + (if .event_type then "  \(.event_type) \(.event_id[0:8])" else "" end)
+     + (if .down_racks then "  down racks: \(.down_racks | join(","))" else "" end)
+     + (if .out_s then "  out \(.out_s) s, restarted: \(.restarted)" else "" end)
+     + (if .level == "error" then "  [error] \(.detail // .reason // "")" else "" end)] | @tsv'
+declare -A seen_lines=()
+feed() { # keeps its offsets in seen_lines: call it in the main shell, not in $(...)
+  local f n k parts=()
+  for f in "$work"/agents/vm*/agent.jsonl "$driver_log"; do
+    [[ -f $f ]] || continue
+    n=$(wc -l <"$f") # whole lines only: a line being written has no newline yet
+    ((n > ${seen_lines[$f]:-0})) || continue
+    parts+=("$f" "$((${seen_lines[$f]:-0} + 1))" "$((n - ${seen_lines[$f]:-0}))")
+    seen_lines[$f]=$n
+  done
+  ((${#parts[@]})) || return 0
+  for ((k = 0; k < ${#parts[@]}; k += 3)); do
+    f=${parts[k]}
+    if [[ $f == "$driver_log" ]]; then
+      tail -n +"${parts[k + 1]}" "$f" | head -n "${parts[k + 2]}" |
+        awk -F'\t' -v t0="$t0" '{ printf "%.3f\t>> %s\n", $1 - t0, $2 }'
+    else
+      tail -n +"${parts[k + 1]}" "$f" | head -n "${parts[k + 2]}" |
+        jq -r --arg vm "$(basename "$(dirname "$f")")" --arg t0 "$t0" "$feed_jq" || true
+    fi
+  done | sort -n -k1,1 | awk -F'\t' '{ printf "  %6.1fs  %s\n", $1, $2 }'
+}
+
+# The once-a-second block: racks down now and at most, each rack's nodes, the emulator's events.
+block() {
+  local now=$EPOCHREALTIME cur max=0
+  cur=$(jq -r "$racks_down_jq" "$cluster" | cut -f1) || cur="?"
+  [[ -s $monitor_file ]] && max=$(cut -f2 "$monitor_file" | sort -n | tail -n 1)
+  echo "-- t+$(since "$t0")s  racks down now $cur, most at once $max (RF $rf allows $racks_allowed)"
+  jq -r "$node_state_jq"'.datacenters[].racks[] | "   \(.name)  " + ([.nodes[]
+      | "vm\(.address | split(".")[3] | tonumber - 1) \(state)" | . + (" " * (16 - length))] | join("") | sub(" +$"; ""))' \
+    "$cluster" || echo "   (cluster file unreadable)"
+  curl -sf "$admin/admin/events" | jq -r --argjson now "$now" 'def in_s(t): [t - $now, 0] | max | round;
+      .[] | "   event \(.type) \(.resources | join(",")) \(.status)"
+      + (if .status == "Scheduled" then ", NotBefore in \(in_s(.not_before)) s, approved \(.approvals | length)/\(.resources | length)"
+         else ", ends in \(in_s(.removal_at)) s" end) + (if .source == "User" then " (user)" else "" end)
+      + "  [\(.EventId[0:8])]"' || echo "   (emulator not answering)"
+}
+
+# Draws feed and block once a second until the process $1 (the driver) ends or $2 seconds have passed.
+live_view() {
+  local driver=$1 limit=$2 tty=0 height=0 running block_out next_us now_us
+  [[ -t 1 ]] && tty=1
+  next_us=${EPOCHREALTIME/./}
+  while :; do
+    running=0
+    kill -0 "$driver" 2>/dev/null && running=1
+    feed >"$work/feed.txt"
+    block_out=$(block)
+    if ((tty && height > 0)); then printf '\033[%dA\033[J' "$height"; fi # redraw the block in place
+    cat "$work/feed.txt"
+    printf '%s\n' "$block_out"
+    height=$(printf '%s\n' "$block_out" | wc -l)
+    ((running)) || return 0
+    if (($(since "$t0" | cut -d. -f1) >= limit)); then
+      kill "$driver" 2>/dev/null || true
+      return 1
+    fi
+    next_us=$((next_us + 1000000))
+    now_us=${EPOCHREALTIME/./}
+    if ((next_us > now_us)); then
+      sleep "$(printf '%d.%06d' $(((next_us - now_us) / 1000000)) $(((next_us - now_us) % 1000000)))"
+    fi
+  done
+}
+
+# "vm0 1, vm1 2, ..." for one msg.
+per_vm() {
+  local i
+  for ((i = 0; i < vms; i++)); do
+    printf 'vm%d %s\n' "$i" "$(jq -s --arg m "$1" 'map(select(.msg == $m)) | length' "$work/agents/vm$i/agent.jsonl")"
+  done | paste -sd, | sed 's/,/, /g'
+}
+
+# The summary lines, from the agents' logs, the monitor's file and the approvals JSON in $1.
+print_summary() {
+  local approvals=$1 i longest waits outages
+  longest=$(for ((i = 0; i < vms; i++)); do
+    jq -r --arg vm "vm$i" 'select(.msg == "restore_completed") | "\(.out_s)\t\($vm)"' "$work/agents/vm$i/agent.jsonl"
+  done | sort -n | tail -n 1)
+  waits=$(for ((i = 0; i < vms; i++)); do
+    jq -s -r --arg vm "vm$i" "$ts_jq"'. as $all | .[] | select(.msg == "unsafe_to_drain") | . as $u
+      | ($all | map(select(.msg == "drain_started" and .event_id == $u.event_id)) | first) as $d
+      | "\($vm) \(if $d then "waited \(($d | t) - ($u | t) | . * 10 | round / 10) s" else "never drained" end)"
+      + " for \($u.down_racks | join(","))"' "$work/agents/vm$i/agent.jsonl"
+  done | paste -sd';' | sed 's/;/; /g')
+  outages=$(awk -F'\t' -v t0="$t0" '
+    { delete now; n = split($3 == "-" ? "" : $3, down, ","); for (k = 1; k <= n; k++) now[down[k]] = 1
+      for (r in now) if (!(r in from)) from[r] = $1
+      for (r in from) if (!(r in now)) { printf "%.1f\t%s %.1f-%.1fs\n", from[r] - t0, r, from[r] - t0, $1 - t0; delete from[r] } }
+    END { for (r in from) printf "%.1f\t%s from %.1fs\n", from[r] - t0, r, from[r] - t0 }' "$monitor_file" |
+    sort -n | cut -f2 | paste -sd';' | sed 's/;/, /g')
+  echo "   drains started:     $(count_msg drain_started) ($(per_vm drain_started))"
+  echo "   restores completed: $(count_msg restore_completed) ($(per_vm restore_completed))"
+  echo "   most racks down at once: $(cut -f2 "$monitor_file" | sort -n | tail -n 1) (RF $rf allows $racks_allowed;" \
+    "counting nodes with only the client port off too: $(cut -f4 "$monitor_file" | sort -n | tail -n 1))"
+  echo "   rack outages (a node not UN; the monitor samples every 0.2 s): ${outages:-none}"
+  echo "   approvals: $(jq length <<<"$approvals") by VMs, for $(jq 'map(.event_id) | unique | length' <<<"$approvals") events (GET /admin/approvals)"
+  echo "   unsafe_to_drain waits: $(count_msg unsafe_to_drain)${waits:+ ($waits)}"
+  echo "   longest time a node was out: ${longest%%$'\t'*} s (${longest##*$'\t'})"
+}
+
+# The jq one-liner that follows one EventId across every agent's log, and its output.
+follow_event() {
+  local id=$1 follow='select(.event_id == $id) | [.ts, (input_filename | split("/")[-2]), .msg, .notification // .event_status] | @tsv'
+  echo "   jq -r --arg id $id '$follow' $work/agents/*/agent.jsonl | sort"
+  jq -r --arg id "$id" "$follow" "$work"/agents/*/agent.jsonl | sort | sed 's/^/   /'
+}
