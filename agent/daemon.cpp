@@ -97,7 +97,8 @@ asio::awaitable<int> Daemon::run() {
   }
 
   systemd::ready();
-  if (const auto interval = systemd::watchdog_interval()) spawn(watchdog_loop(*interval / 2), "watchdog_loop");
+  if (const auto interval = systemd::watchdog_interval())
+    spawn(watchdog_loop(*interval / 2), "watchdog_loop");
   spawn(timer_loop(), "timer_loop");
   co_await poll_loop();
   co_return 0;

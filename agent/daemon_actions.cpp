@@ -184,8 +184,13 @@ asio::awaitable<StepOutcome> Daemon::confirm_restored() {
 asio::awaitable<void> Daemon::approve(std::string event_id) {
   ApprovalOutcome outcome;
   if (dry_run_) {
-    log_line(LogLevel::info, "dry_run_skipped",
-             {{"action", "approve"}, {"event_id", event_id}, {"dry_run", true}});
+    const auto& events = core_->state().events;
+    const auto rec = events.find(to_upper(event_id));
+    boost::json::object fields = rec == events.end() ? boost::json::object{{"event_id", event_id}}
+                                                     : core_->event_fields(rec->second.event);
+    fields["action"] = "approve";
+    fields["dry_run"] = true;
+    log_line(LogLevel::info, "dry_run_skipped", std::move(fields));
   } else if (auto failure = co_await approval_client_.approve(event_id)) {
     outcome.result = failure->retryable() ? ApprovalResult::retryable_failure : ApprovalResult::rejected;
     outcome.detail = std::string(to_string(failure->kind)) + ": " + failure->detail;
@@ -198,11 +203,10 @@ asio::awaitable<void> Daemon::approve(std::string event_id) {
 // the approval, and hooks run one after another so that a pipeline sees the phases in order.
 void Daemon::notify(const Notify& n) {
   Notification note{n.phase, n.event_id, n.event_type, resource_name_, n.start_time, dry_run_};
-  boost::json::object fields{{"notification", to_string(n.phase)},
-                             {"event_id", n.event_id},
-                             {"event_type", n.event_type},
-                             {"resource", resource_name_},
-                             {"message", pipe_message(note)}};
+  boost::json::object fields = n.event_fields;
+  fields["notification"] = to_string(n.phase);
+  fields["resource"] = resource_name_;
+  fields["message"] = pipe_message(note);
   if (dry_run_) fields["dry_run"] = true;  // the hooks get CLA_DRY_RUN=1; the log says it too
   log_line(LogLevel::info, "maintenance_notification", std::move(fields));
   if (config_.hooks.notify.empty()) return;

@@ -34,8 +34,7 @@ struct EventRecord {
 
 // An event that is gone but whose NodeMaintenanceEnded waits for the node to be back in service.
 struct PendingEnded {
-  std::string event_id;
-  std::string event_type;
+  ScheduledEvent event;  // as last seen, for the notification's fields
 };
 
 struct NodeDrainState {

@@ -35,9 +35,7 @@ void Core::log(Actions& out, Severity severity, std::string msg, boost::json::ob
   out.push_back(LogAction{severity, std::move(msg), std::move(fields)});
 }
 
-void Core::log_event(Actions& out, Severity severity, std::string msg, const EventRecord& rec,
-                     boost::json::object extra) const {
-  const ScheduledEvent& e = rec.event;
+boost::json::object Core::event_fields(const ScheduledEvent& e) const {
   boost::json::object f;
   f["event_id"] = e.id;
   f["event_type"] = e.type;
@@ -49,8 +47,19 @@ void Core::log_event(Actions& out, Severity severity, std::string msg, const Eve
   f["not_before"] = e.not_before_text;
   f["duration_s"] = e.duration_s;
   if (incarnation_) f["document_incarnation"] = *incarnation_;
+  return f;
+}
+
+void Core::log_event(Actions& out, Severity severity, std::string msg, const EventRecord& rec,
+                     boost::json::object extra) const {
+  boost::json::object f = event_fields(rec.event);
   for (auto& kv : extra) f[kv.key()] = std::move(kv.value());
   out.push_back(LogAction{severity, std::move(msg), std::move(f)});
+}
+
+Notify Core::notification(MaintenancePhase phase, const ScheduledEvent& event,
+                          std::optional<WallTime> start) const {
+  return Notify{phase, event.id, event.type, start, event_fields(event)};
 }
 
 Actions Core::on_document(const EventsDocument& doc, WallTime now) {
@@ -115,7 +124,7 @@ void Core::note_event(const ScheduledEvent& event, WallTime now, Actions& out) {
     const bool drains = r.plan == EventPlan::user_drain || r.plan == EventPlan::platform_drain;
     if (drains && event.status == EventStatus::scheduled) {
       r.notified_scheduled = true;
-      out.push_back(Notify{MaintenancePhase::scheduled, event.id, event.type, event.not_before});
+      out.push_back(notification(MaintenancePhase::scheduled, event, event.not_before));
     }
   } else {
     EventRecord& r = it->second;
@@ -135,7 +144,7 @@ void Core::on_started(EventRecord& rec, Actions& out) {
   if (rec.plan == EventPlan::other_vm || rec.plan == EventPlan::no_impact) return;  // expected: no warning
   if (!rec.notified_start) {
     rec.notified_start = true;
-    out.push_back(Notify{MaintenancePhase::start, rec.event.id, rec.event.type, std::nullopt});
+    out.push_back(notification(MaintenancePhase::start, rec.event, std::nullopt));
   }
   const std::string key = to_upper(rec.event.id);
   const NodeDrainState& node = state_.node;
@@ -159,8 +168,7 @@ void Core::on_removed(EventRecord& rec, Actions& out) {
   state_.node.drained_for.erase(key);
   approval_retry_at_.erase(key);
   approval_attempts_.erase(key);
-  if (rec.notified_scheduled || rec.notified_start)
-    state_.pending_ended.push_back(PendingEnded{rec.event.id, rec.event.type});
+  if (rec.notified_scheduled || rec.notified_start) state_.pending_ended.push_back(PendingEnded{rec.event});
 }
 
 Actions Core::on_timer(WallTime now) {

@@ -30,6 +30,8 @@ class Core {
   const AgentState& state() const { return state_; }
   const CorePolicy& policy() const { return policy_; }
   bool busy() const { return step_in_flight_.has_value() || safety_in_flight_; }
+  // The correlation fields of SPEC 2.4 (event_id, event_type, ..., document_incarnation) for an event.
+  boost::json::object event_fields(const ScheduledEvent& event) const;
 
  private:
   enum class Safety { unknown, safe, unsafe };
@@ -62,6 +64,8 @@ class Core {
   void log(Actions& out, Severity severity, std::string msg, boost::json::object fields = {}) const;
   void log_event(Actions& out, Severity severity, std::string msg, const EventRecord& rec,
                  boost::json::object extra = {}) const;
+  Notify notification(MaintenancePhase phase, const ScheduledEvent& event,
+                      std::optional<WallTime> start) const;
   EventRecord* find(const std::string& event_id);
 
   CorePolicy policy_;

@@ -69,7 +69,7 @@ Actions Core::on_approval_done(const std::string& event_id, const ApprovalOutcom
         log_event(out, Severity::info, "event_approved", *rec);
         if (rec->plan != EventPlan::no_impact && !rec->notified_start) {
           rec->notified_start = true;
-          out.push_back(Notify{MaintenancePhase::start, rec->event.id, rec->event.type, std::nullopt});
+          out.push_back(notification(MaintenancePhase::start, rec->event, std::nullopt));
         }
         out.push_back(Persist{});
         break;

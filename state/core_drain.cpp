@@ -108,7 +108,7 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
   log_event(out, Severity::info, "drain_started", rec, std::move(extra));
   if (!rec.notified_starting) {
     rec.notified_starting = true;
-    out.push_back(Notify{MaintenancePhase::starting, rec.event.id, rec.event.type, rec.event.not_before});
+    out.push_back(notification(MaintenancePhase::starting, rec.event, rec.event.not_before));
   }
   out.push_back(Persist{});  // the intent is on disk before the first mutating command
 }

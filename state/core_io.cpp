@@ -61,7 +61,7 @@ bool operator==(const Persist&, const Persist&) {
 }
 bool operator==(const Notify& a, const Notify& b) {
   return a.phase == b.phase && a.event_id == b.event_id && a.event_type == b.event_type &&
-         a.start_time == b.start_time;
+         a.start_time == b.start_time && a.event_fields == b.event_fields;
 }
 
 namespace {

@@ -49,6 +49,7 @@ struct Notify {
   std::string event_id;
   std::string event_type;
   std::optional<WallTime> start_time;
+  boost::json::object event_fields;  // the correlation fields every line about an event carries (SPEC 2.4)
 };
 
 using Action = std::variant<LogAction, CheckSafety, RunStep, Approve, Persist, Notify>;

@@ -161,7 +161,7 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
 void Core::emit_pending_ended(Actions& out) {
   if (state_.node.out_of_service || state_.pending_ended.empty()) return;
   for (const auto& p : state_.pending_ended)
-    out.push_back(Notify{MaintenancePhase::ended, p.event_id, p.event_type, std::nullopt});
+    out.push_back(notification(MaintenancePhase::ended, p.event, std::nullopt));
   state_.pending_ended.clear();
   out.push_back(Persist{});
 }

@@ -107,8 +107,7 @@ json::value encode_state(const AgentState& state) {
   json::array drained_for;
   for (const auto& id : n.drained_for) drained_for.emplace_back(id);
   json::array pending;
-  for (const auto& p : state.pending_ended)
-    pending.push_back(json::object{{"event_id", p.event_id}, {"event_type", p.event_type}});
+  for (const auto& p : state.pending_ended) pending.push_back(encode_event(p.event));
   return json::object{{"schema_version", AgentState::schema_version},
                       {"last_incarnation",
                        state.last_incarnation ? json::value(*state.last_incarnation) : json::value(nullptr)},
@@ -159,8 +158,7 @@ Result<AgentState> decode_state(std::string_view text) {
       s.events.emplace(std::string(key), std::move(rec));
     }
     for (const auto& p : at(o, "pending_ended").as_array())
-      s.pending_ended.push_back(
-          PendingEnded{str(p.as_object(), "event_id"), str(p.as_object(), "event_type")});
+      s.pending_ended.push_back(PendingEnded{decode_event(p.as_object())});
     return s;
   } catch (const std::exception& e) {
     return make_error(std::string("unexpected content: ") + e.what());

@@ -408,4 +408,30 @@ BOOST_AUTO_TEST_CASE(event_log_lines_carry_the_correlation_fields) {
   BOOST_TEST(f.contains("not_before"));
 }
 
+BOOST_AUTO_TEST_CASE(every_notification_carries_the_correlation_fields_even_ended_after_a_restart) {
+  Core core = started_core();
+  Driver d{core};
+  const EventSpec reboot{.id = "R-1", .type = "Reboot", .resources = {"vm0"}, .not_before_in = 10s};
+  Actions a = d.feed(doc(5, {reboot}));  // NotBefore is within the lead: drained and approved at once
+  // Killed after the drain; the event goes while the agent is down; Ended comes from the restarted agent.
+  auto on_disk = decode_state(boost::json::serialize(encode_state(core.state())));
+  BOOST_REQUIRE(on_disk.ok());
+  Core again = started_core(test_policy(), on_disk.value(), StateSource::loaded, "boot-2");
+  Driver d2{again};
+  Actions b = d2.feed(doc(9, {}));
+  a.insert(a.end(), b.begin(), b.end());
+  const auto notes = all_of<Notify>(a);
+  BOOST_REQUIRE(notes.size() == 4u);  // Scheduled, Starting, Start, Ended
+  BOOST_TEST((notes.back().phase == MaintenancePhase::ended));
+  for (const Notify& n : notes) {
+    BOOST_TEST(n.event_fields.at("event_id").as_string() == "R-1");
+    BOOST_TEST(n.event_fields.at("event_type").as_string() == "Reboot");
+    BOOST_TEST(n.event_fields.at("event_source").as_string() == "Platform");
+    BOOST_TEST(n.event_fields.at("resources").as_array().size() == 1u);
+    BOOST_TEST(n.event_fields.contains("event_status"));
+    BOOST_TEST(n.event_fields.contains("not_before"));
+    BOOST_TEST(n.event_fields.contains("document_incarnation"));
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
