@@ -1,8 +1,7 @@
 // Maintenance notifications: formatting only; the shell logs them and runs the hooks.
 #include "agent/notification.hpp"
 
-#include <chrono>
-#include <cstdio>
+#include "agent/log.hpp"
 
 namespace cla {
 namespace {
@@ -23,17 +22,7 @@ std::string start_time_text(const Notification& n) {
 }  // namespace
 
 std::string utc_seconds(WallTime t) {
-  using namespace std::chrono;
-  const auto secs = floor<seconds>(t);
-  const auto day = floor<days>(secs);
-  const year_month_day ymd{day};
-  const hh_mm_ss hms{secs - day};
-  char text[32];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02d", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                static_cast<int>(hms.seconds().count()));
-  return text;
+  return format_rfc3339_ms(t).substr(0, 19);  // 2021-10-20T16:35:57.123Z -> 2021-10-20T16:35:57
 }
 
 std::string pipe_message(const Notification& n) {
