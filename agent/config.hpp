@@ -90,5 +90,4 @@ Result<Config> parse_config(std::string_view json_text, const std::string& path_
 // The full effective configuration in the SPEC 2.3 shape; parse_config accepts it back unchanged.
 boost::json::object config_to_json(const Config& config);
 
-
 }  // namespace cla

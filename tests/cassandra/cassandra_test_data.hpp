@@ -9,7 +9,8 @@
 namespace cla::test {
 
 inline std::string cassandra_data(const std::string& relative) {
-  std::string path = CLA_TEST_DATA_DIR;  // appended piecewise: GCC 12 misreports `a + "..." + b` (-Warray-bounds)
+  std::string path =
+      CLA_TEST_DATA_DIR;  // appended piecewise: GCC 12 misreports `a + "..." + b` (-Warray-bounds)
   path.append("/cassandra/").append(relative);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("missing test data file " + path);

@@ -16,13 +16,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   switch (data[0] % 7) {
-    case 0: (void)cla::parse_scheduled_events(text); break;
-    case 1: (void)cla::parse_not_before(text); break;
-    case 2: (void)cla::parse_compute(text); break;
-    case 3: (void)cla::parse_nodetool_status(text); break;
-    case 4: (void)cla::parse_nodetool_info(text); break;
-    case 5: (void)cla::parse_running(text); break;
-    case 6: (void)cla::decode_state(text); break;
+    case 0:
+      (void)cla::parse_scheduled_events(text);
+      break;
+    case 1:
+      (void)cla::parse_not_before(text);
+      break;
+    case 2:
+      (void)cla::parse_compute(text);
+      break;
+    case 3:
+      (void)cla::parse_nodetool_status(text);
+      break;
+    case 4:
+      (void)cla::parse_nodetool_info(text);
+      break;
+    case 5:
+      (void)cla::parse_running(text);
+      break;
+    case 6:
+      (void)cla::decode_state(text);
+      break;
   }
   return 0;
 }

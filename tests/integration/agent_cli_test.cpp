@@ -1,6 +1,6 @@
 // The real agent binary: exit codes 0/1/2 with their messages, --check output, signals (stop, log reopen).
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <fstream>
