@@ -182,12 +182,16 @@ Actions Core::on_safety(const SafetyResult& result, WallTime now) {
   safety_in_flight_ = false;
   safety_stale_ = false;
   safety_ = result.safe ? Safety::safe : Safety::unsafe;
+  safety_at_ = now;
   if (result.safe) {
     last_unsafe_.reset();
   } else {
     last_unsafe_ = result;
   }
   advance(now, out);
+  // A "safe" answer is used at once or not at all: the event it was asked for may be gone (cancelled while
+  // the check ran), and a later drain must ask the cluster again.
+  if (safety_ == Safety::safe) safety_ = Safety::unknown;
   return out;
 }
 

@@ -78,6 +78,7 @@ class Core {
   std::optional<Step> step_in_flight_;
   bool safety_in_flight_ = false;
   Safety safety_ = Safety::unknown;
+  std::optional<WallTime> safety_at_;  // when the last verdict was taken
   bool safety_stale_ = true;
   std::optional<SafetyResult> last_unsafe_;
 

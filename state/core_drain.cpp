@@ -63,7 +63,10 @@ bool Core::gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& force
   const NodeDrainState& node = state_.node;
   if (node.out_of_service && node.binary_disabled && node.gossip_disabled) return true;
   if (safety_ == Safety::safe) return true;
-  if (safety_ == Safety::unsafe) {
+  // An unsafe verdict speaks for this event only when it was taken once the event was due; an older one
+  // (asked for an event since gone) must not force or hold this drain without asking again.
+  const bool verdict_covers_event = safety_at_ && *safety_at_ >= drain_at(rec);
+  if (safety_ == Safety::unsafe && verdict_covers_event) {
     if (!rec.unsafe_logged && last_unsafe_) {
       rec.unsafe_logged = true;
       boost::json::array racks;

@@ -408,6 +408,37 @@ BOOST_AUTO_TEST_CASE(event_log_lines_carry_the_correlation_fields) {
   BOOST_TEST(f.contains("not_before"));
 }
 
+BOOST_AUTO_TEST_CASE(a_safe_verdict_whose_event_vanished_is_not_used_for_a_later_event) {
+  Core core = started_core();
+  Driver d{core};
+  core.on_document(doc(2, {{.id = "A", .type = "Freeze", .not_before_in = 0s, .duration_s = 30}}), T0);
+  // The check is in flight when the event is cancelled; its "safe" answer comes after.
+  core.on_document(doc(3, {}), T0 + 1s);
+  Actions a = core.on_safety({true, "ok", {}}, T0 + 2s);
+  BOOST_TEST(steps(a).empty());
+  a = d.feed_at(T0 + 1h,
+                doc(4, {{.id = "B", .type = "Freeze", .not_before_in = std::nullopt, .duration_s = 30}}));
+  BOOST_TEST(all_of<CheckSafety>(a).size() == 1u, "an hour later the cluster must be asked again");
+}
+
+BOOST_AUTO_TEST_CASE(an_old_unsafe_verdict_does_not_force_a_new_event_without_asking) {
+  Core core = started_core();
+  Driver d{core};
+  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}}; };
+  d.feed(doc(2, {{.id = "A", .type = "Freeze", .duration_s = 30}}));
+  Actions a = d.at(T0 + 15min - 30s);
+  BOOST_TEST(logged(a, "unsafe_to_drain"));
+  d.feed_at(T0 + 15min - 29s, doc(3, {}));  // A cancelled while unsafe
+  d.safety = [] { return SafetyResult{true, "ok", {}}; };
+  // B has no NotBefore: were the old verdict used, B would be force-drained at once and never approved.
+  a = d.feed_at(T0 + 1h,
+                doc(4, {{.id = "B", .type = "Freeze", .not_before_in = std::nullopt, .duration_s = 30}}));
+  BOOST_TEST(all_of<CheckSafety>(a).size() == 1u);
+  BOOST_TEST(!logged(a, "drain_forced_unsafe"));
+  BOOST_TEST(!steps(a).empty());
+  BOOST_TEST(all_of<Approve>(a).size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(every_notification_carries_the_correlation_fields_even_ended_after_a_restart) {
   Core core = started_core();
   Driver d{core};
