@@ -50,7 +50,7 @@ SimReply run_sim_call(const std::string& cluster_path, const std::string& addres
   auto first =
       with_node(cluster_path, address, call_log, [&](SimCluster& cluster, SimNodeRef& ref, bool& changed) {
         fault = take_fault(*ref.node, subcommand);
-        changed = fault.has_value();
+        changed = fault && fault->times;  // a counted fault was used up by one: save that
         std::optional<SimReply> reply;
         if (fault && fault->latency_ms > 0) return reply;  // answered after the delay, outside the lock
         if (fault && fault->exit_code) return reply = fault_reply(*fault);
