@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace cla {
 
@@ -77,6 +78,7 @@ std::string EventModel::add(EventSpec spec, WallTime now) {
   }
   event.spec = std::move(spec);
   events_.push_back(std::move(event));
+  if (events_.back().status == EventStatus::started) record(ImpactTransition::Phase::start, events_.back());
   changed();
   return events_.back().id;
 }
@@ -85,6 +87,7 @@ bool EventModel::cancel(std::string_view id) {
   const auto it = std::find_if(events_.begin(), events_.end(),
                                [&](const EmulatedEvent& e) { return ids_equal(e.id, std::string(id)); });
   if (it == events_.end()) return false;
+  if (it->status == EventStatus::started) record(ImpactTransition::Phase::end, *it);
   events_.erase(it);
   changed();
   return true;
@@ -124,13 +127,30 @@ void EventModel::advance(WallTime now) {
       continue;
     }
     e.status = EventStatus::started;
+    record(ImpactTransition::Phase::start, e);
     changed();
   }
-  const auto removed = std::remove_if(events_.begin(), events_.end(), [&](const EmulatedEvent& e) {
-    return e.status == EventStatus::started && now >= e.removal_time();
+  const auto removed = std::stable_partition(events_.begin(), events_.end(), [&](const EmulatedEvent& e) {
+    return !(e.status == EventStatus::started && now >= e.removal_time());
   });
-  for (auto it = removed; it != events_.end(); ++it) changed();
+  for (auto it = removed; it != events_.end(); ++it) {
+    record(ImpactTransition::Phase::end, *it);
+    changed();
+  }
   events_.erase(removed, events_.end());
+}
+
+void EventModel::record(ImpactTransition::Phase phase, const EmulatedEvent& event) {
+  transitions_.push_back(ImpactTransition{phase, event.id, event.spec.type, event.spec.source,
+                                          event.spec.duration_s, event.spec.resources});
+}
+
+std::vector<ImpactTransition> EventModel::take_transitions() {
+  return std::exchange(transitions_, {});
+}
+
+const char* phase_name(ImpactTransition::Phase phase) {
+  return phase == ImpactTransition::Phase::start ? "start" : "end";
 }
 
 }  // namespace cla

@@ -41,6 +41,21 @@ struct EmulatedEvent {
   WallTime removal_time() const;  // meaningful once started
 };
 
+// An event that became Started (its impact begins) or that left the document after it started (the impact is
+// over). What imds-emulator --impact-hook plays on the machine, per listed VM.
+struct ImpactTransition {
+  enum class Phase { start, end };
+  Phase phase = Phase::start;
+  std::string event_id;
+  std::string type;
+  std::string source;
+  std::int64_t duration_s = -1;
+  std::vector<std::string> resources;
+
+  bool operator==(const ImpactTransition&) const = default;
+};
+const char* phase_name(ImpactTransition::Phase phase);  // "start" | "end"
+
 // A random version-4 GUID in uppercase, as Azure writes EventIds.
 std::string random_guid(std::mt19937_64& random);
 
@@ -60,6 +75,10 @@ class EventModel {
   bool approve(std::size_t vm, std::string_view id, WallTime now);
   void advance(WallTime now);
 
+  // The transitions since the last call, oldest first: Started (on add with started, approval or NotBefore),
+  // and removal of a started event (completed or cancelled). A cancelled Scheduled event had no impact.
+  std::vector<ImpactTransition> take_transitions();
+
   const EmulatedEvent* find(std::string_view id) const;
   const std::vector<EmulatedEvent>& events() const { return events_; }
   const std::vector<std::string>& vms() const { return vms_; }
@@ -69,10 +88,12 @@ class EventModel {
   void changed();
   std::string new_id();
   EmulatedEvent* find_mutable(std::string_view id);
+  void record(ImpactTransition::Phase phase, const EmulatedEvent& event);
 
   std::vector<std::string> vms_;
   std::vector<std::int64_t> incarnations_;
   std::vector<EmulatedEvent> events_;
+  std::vector<ImpactTransition> transitions_;
   std::mt19937_64 random_;
 };
 

@@ -1,7 +1,11 @@
 // imds-emulator: a local stand-in for Azure IMDS Scheduled Events, for tests, demos and game days.
 #include <boost/program_options.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 
+#include "cassandra/process_runner.hpp"
 #include "imds/emulator/emulator_server.hpp"
 #include "state/scheduled_event.hpp"
 
@@ -13,7 +17,7 @@ constexpr const char* kHelp = R"(imds-emulator: a local stand-in for Azure IMDS 
 
 Usage:
   imds-emulator --vm NAME,FAULT_DOMAIN,HOST:PORT [--vm ...] [--admin HOST:PORT]
-                [--first-call-delay-ms N] [--allow-remote]
+                [--first-call-delay-ms N] [--impact-hook PATH] [--allow-remote]
 
 Options:
   --vm NAME,FAULT_DOMAIN,HOST:PORT  One emulated VM (repeatable): its resource name as Scheduled Events
@@ -22,6 +26,17 @@ Options:
   --admin HOST:PORT       Where the admin API listens (default 127.0.0.1:0).
   --first-call-delay-ms N Hold each VM's first Scheduled Events GET for N ms, as Azure does while it enables
                           the service (up to two minutes on a real VM). Default 0.
+  --impact-hook PATH      Play each impact on the machine: run PATH (argv, never a shell; no arguments) for
+                          every emulated VM an event lists, when the event becomes Started (IMDS_PHASE=start)
+                          and when it leaves the document after starting, completed or cancelled
+                          (IMDS_PHASE=end). Its environment: IMDS_PHASE, IMDS_VM, IMDS_EVENT_ID,
+                          IMDS_EVENT_TYPE, IMDS_EVENT_SOURCE, IMDS_DURATION_S. Runs for one VM follow each
+                          other in order; VMs run concurrently; the server never waits for them. Each run's
+                          exit status and output are logged to stderr as one JSON line
+                          ({"impact_hook":"start","vm":"vm0","exit_code":0,...}); a failing hook is logged,
+                          never fatal. A run is killed after max(duration,0) s + 5 min. A hook that leaves
+                          a process behind should point its output elsewhere (the run ends at EOF).
+                          scripts/impact-hook.sh plays Azure's impact on scripts/cassandra-cluster.sh nodes.
   --allow-remote          Allow non-loopback listen addresses. Without it they are refused (exit 2): the
                           emulator has no authentication and must not face a network.
   --help                  This text.
@@ -90,7 +105,8 @@ int main(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help", "")("vm", po::value<std::vector<std::string>>(), "")(
       "admin", po::value<std::string>()->default_value("127.0.0.1:0"), "")(
-      "first-call-delay-ms", po::value<long>()->default_value(0), "")("allow-remote", "");
+      "first-call-delay-ms", po::value<long>()->default_value(0), "")("impact-hook", po::value<std::string>(),
+                                                                      "")("allow-remote", "");
   po::variables_map vars;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vars);
@@ -118,6 +134,14 @@ int main(int argc, char** argv) {
   const long delay = vars["first-call-delay-ms"].as<long>();
   if (delay < 0 || delay > 600000) return usage_error("--first-call-delay-ms must be 0..600000");
   config.first_call_delay = std::chrono::milliseconds(delay);
+  if (vars.count("impact-hook")) {
+    config.impact_hook = vars["impact-hook"].as<std::string>();
+    const char* path_env = std::getenv("PATH");
+    if (auto found = cla::resolve_program(config.impact_hook, path_env ? path_env : ""); !found)
+      return usage_error("--impact-hook: " + found.error().message);
+    if (::access(config.impact_hook.c_str(), X_OK) != 0 && config.impact_hook.find('/') != std::string::npos)
+      return usage_error("--impact-hook " + config.impact_hook + ": not an executable file");
+  }
   try {
     return cla::run_emulator(config, std::cout, std::cerr);
   } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "imds/emulator/emulator_admin_api.hpp"
+#include "imds/emulator/emulator_impact_hook.hpp"
 #include "imds/emulator/emulator_vm_api.hpp"
 
 namespace cla {
@@ -71,12 +72,19 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler, std:
   }
 }
 
-asio::awaitable<void> tick(EmulatorState& state) {
+// Hands the impact transitions of the last change to the hook (or drops them when there is none).
+void play_impacts(EmulatorState& state, std::optional<ImpactHook>& hook) {
+  auto transitions = state.events.take_transitions();
+  if (hook && !transitions.empty()) hook->play(transitions);
+}
+
+asio::awaitable<void> tick(EmulatorState& state, std::optional<ImpactHook>& hook) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   for (;;) {
     timer.expires_after(kTick);
     co_await timer.async_wait(nothrow);
     state.events.advance(WallClock::now());
+    play_impacts(state, hook);
   }
 }
 
@@ -109,6 +117,12 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
   EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}());
 
   asio::io_context ioc(1);
+  std::optional<ImpactHook> hook;  // after ioc: destroyed first, before the coroutine frames that use it
+  if (!config.impact_hook.empty()) {
+    std::vector<std::string> names;
+    for (const auto& vm : config.vms) names.push_back(vm.name);
+    hook.emplace(ioc.get_executor(), config.impact_hook, std::move(names), errors);
+  }
   std::uint64_t connections = 0;
   std::vector<tcp::acceptor> acceptors;
   for (const auto& vm : config.vms) {
@@ -123,23 +137,28 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
     announce_line(announce, {{"listening", "vm"},
                              {"vm", config.vms[i].name},
                              {"address", endpoint_text(acceptors[i].local_endpoint())}});
-    auto handler = [&state, i](HttpRequest& req, std::uint64_t connection) -> asio::awaitable<HttpResponse> {
+    auto handler = [&state, &hook, i](HttpRequest& req,
+                                      std::uint64_t connection) -> asio::awaitable<HttpResponse> {
       const Admission admission = admit_vm_request(state, i, req);
       if (admission.delay.count() > 0) {
         asio::steady_timer wait(co_await asio::this_coro::executor, admission.delay);
         co_await wait.async_wait(nothrow);
       }
-      co_return handle_vm_request(state, i, req, admission, WallClock::now(), connection);
+      HttpResponse res = handle_vm_request(state, i, req, admission, WallClock::now(), connection);
+      play_impacts(state, hook);
+      co_return res;
     };
     asio::co_spawn(ioc, accept_loop(acceptors[i], handler, connections), asio::detached);
   }
   announce_line(announce, {{"listening", "admin"}, {"address", endpoint_text(admin->local_endpoint())}});
   announce.flush();
-  auto admin_handler = [&state](HttpRequest& req, std::uint64_t) -> asio::awaitable<HttpResponse> {
-    co_return handle_admin_request(state, req, WallClock::now());
+  auto admin_handler = [&state, &hook](HttpRequest& req, std::uint64_t) -> asio::awaitable<HttpResponse> {
+    HttpResponse res = handle_admin_request(state, req, WallClock::now());
+    play_impacts(state, hook);
+    co_return res;
   };
   asio::co_spawn(ioc, accept_loop(*admin, admin_handler, connections), asio::detached);
-  asio::co_spawn(ioc, tick(state), asio::detached);
+  asio::co_spawn(ioc, tick(state, hook), asio::detached);
 
   asio::signal_set signals(ioc, SIGTERM, SIGINT);
   signals.async_wait([&](const beast::error_code&, int) { ioc.stop(); });

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "imds/emulator/emulator_options.hpp"
@@ -13,12 +14,14 @@ struct EmulatorConfig {
   std::vector<VmOption> vms;
   ListenAddress admin;
   std::chrono::milliseconds first_call_delay{0};
+  std::string impact_hook;  // empty: none; else run for each listed VM at each impact transition
 };
 
 // Binds every listener, writes one JSON line per listener to `announce` (then flushes):
 //   {"listening":"vm","vm":"vm0","address":"127.0.0.1:41234"}   {"listening":"admin","address":"..."}
 // and serves until SIGTERM or SIGINT. Returns 0 after a signal, 1 when a listener cannot be bound (the
-// reason is written to `errors`). Events advance every 100 ms and before every request.
+// reason is written to `errors`). Events advance every 100 ms and before every request. The impact hook's
+// runs are logged to `errors`, one JSON line each.
 int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostream& errors);
 
 }  // namespace cla
