@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# imds-emulator --impact-hook for a scripts/cassandra-cluster.sh cluster: plays Azure's impact on the node of
+# the VM (SPEC 5, 8). A Freeze stops the node's JVM for DurationInSeconds; a Reboot, Redeploy or Preempt kills
+# it (as the VM's loss would) and starts it again when the event ends.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+Usage: imds-emulator --impact-hook scripts/impact-hook.sh ...   (or run it by hand with the variables below)
+
+From imds-emulator (the event):
+  IMDS_PHASE          start (the event became Started) | end (it left the document)
+  IMDS_VM             the emulated VM, e.g. vm2
+  IMDS_EVENT_TYPE     Freeze | Reboot | Redeploy | Preempt | Terminate | ...
+  IMDS_DURATION_S     DurationInSeconds (-1 when Azure gives none)
+  IMDS_EVENT_ID, IMDS_EVENT_SOURCE   logged
+What it does:
+  Freeze start                      cassandra-cluster.sh freeze ADDRESS D   (D = IMDS_DURATION_S; -1/0 -> 5)
+  Reboot|Redeploy|Preempt start     cassandra-cluster.sh kill ADDRESS
+  Reboot|Redeploy|Preempt end       cassandra-cluster.sh start ADDRESS, in the background (it waits until
+                                    the node is UN in every view), output to IMPACT_HOOK_LOG
+  Terminate start                   cassandra-cluster.sh kill ADDRESS (the VM is gone: no start)
+  anything else                     nothing (logged)
+Configuration (environment):
+  IMPACT_HOOK_NODES     the VM -> node map, "vm1=127.0.0.1,vm2=127.0.0.2"; without it vmK -> 127.0.0.K
+  IMPACT_HOOK_RESTART   1 (default): the end of a Reboot/Redeploy/Preempt starts the node; 0: it stays
+                        down (an agent's restart_command or an operator brings it back)
+  IMPACT_HOOK_LOG       where the background start writes (default: CASSANDRA_CLUSTER_DIR/impact-hook.log,
+                        else /tmp/impact-hook.log)
+  CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST   passed to cassandra-cluster.sh
+USAGE
+}
+
+die() { echo "impact-hook: $*" >&2; exit 1; }
+
+case ${1:-} in
+  -h | --help) usage; exit 0 ;;
+  "") ;;
+  *) usage >&2; die "takes no arguments (it reads IMDS_* from the environment)" ;;
+esac
+
+cluster=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cassandra-cluster.sh
+phase=${IMDS_PHASE:?IMDS_PHASE is not set (run by imds-emulator --impact-hook; see --help)}
+vm=${IMDS_VM:?IMDS_VM is not set (see --help)}
+type=${IMDS_EVENT_TYPE:?IMDS_EVENT_TYPE is not set (see --help)}
+duration=${IMDS_DURATION_S:--1}
+log_file=${IMPACT_HOOK_LOG:-${CASSANDRA_CLUSTER_DIR:-/tmp}/impact-hook.log}
+
+# The node of this VM: from IMPACT_HOOK_NODES, else vmK -> 127.0.0.K.
+address=""
+if [[ -n ${IMPACT_HOOK_NODES:-} ]]; then
+  IFS=',' read -ra pairs <<<"$IMPACT_HOOK_NODES"
+  for pair in "${pairs[@]}"; do
+    [[ $pair == *=* ]] || die "IMPACT_HOOK_NODES entry '$pair' is not VM=ADDRESS"
+    [[ ${pair%%=*} == "$vm" ]] && address=${pair#*=}
+  done
+  [[ -n $address ]] || { echo "impact-hook: $vm is not in IMPACT_HOOK_NODES: no node, nothing to do"; exit 0; }
+elif [[ $vm =~ ^vm([0-9]+)$ ]]; then
+  address=127.0.0.${BASH_REMATCH[1]}
+else
+  die "cannot map VM '$vm' to a node: set IMPACT_HOOK_NODES (e.g. $vm=127.0.0.1)"
+fi
+
+echo "impact-hook: $phase $type ${IMDS_EVENT_ID:-?} (${IMDS_EVENT_SOURCE:-?}, ${duration} s) on $vm -> $address"
+case $phase:$type in
+  start:Freeze)
+    ((duration > 0)) || duration=5
+    exec "$cluster" freeze "$address" "$duration"
+    ;;
+  start:Reboot | start:Redeploy | start:Preempt | start:Terminate)
+    exec "$cluster" kill "$address"
+    ;;
+  end:Reboot | end:Redeploy | end:Preempt)
+    if [[ ${IMPACT_HOOK_RESTART:-1} == 0 ]]; then
+      echo "impact-hook: IMPACT_HOOK_RESTART=0: $address stays down"
+      exit 0
+    fi
+    # The start waits until the node is UN in every view (tens of seconds): not in the emulator's run.
+    setsid "$cluster" start "$address" </dev/null >>"$log_file" 2>&1 &
+    echo "impact-hook: starting $address in the background (pid $!, log $log_file)"
+    ;;
+  start:* | end:*)
+    echo "impact-hook: nothing to play for $phase of $type"
+    ;;
+  *) die "IMDS_PHASE must be start or end, not '$phase'" ;;
+esac
