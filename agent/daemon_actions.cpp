@@ -91,6 +91,8 @@ void Daemon::log_core(const LogAction& line) {
 asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) {
   CommandOutcome out = co_await nodetool_.run(subcommand);
   metrics_.nodetool_duration(subcommand, std::chrono::duration<double>(out.duration).count());
+  log_line(LogLevel::debug, "nodetool_ran",
+           {{"subcommand", subcommand}, {"ok", out.ok()}, {"duration_ms", out.duration.count()}});
   co_return out;
 }
 
@@ -130,8 +132,11 @@ asio::awaitable<void> Daemon::check_safety() {
 
 asio::awaitable<void> Daemon::run_step(RunStep step) {
   StepOutcome outcome;
-  const bool mutating = step.step != Step::confirm_restored;
-  if (dry_run_ && mutating) {
+  const bool mutating = step.step != Step::confirm_restored && step.step != Step::check_serving;
+  if (dry_run_ && step.step == Step::check_serving) {
+    // The drain it did not run would have left the node not serving: show the restore that would follow.
+    outcome.detail = "dry run: a drained node does not serve";
+  } else if (dry_run_ && mutating) {
     log_line(LogLevel::info, "dry_run_skipped", {{"step", to_string(step.step)}, {"dry_run", true}});
     outcome.ok = true;
   } else if (step.step == Step::restart_cassandra) {
@@ -140,7 +145,7 @@ asio::awaitable<void> Daemon::run_step(RunStep step) {
     outcome.ok = out.ok();
     outcome.detail = out.summary();
     if (!out.ok()) log_line(LogLevel::warning, "restart_command_failed", {{"detail", out.summary()}});
-  } else if (step.step == Step::confirm_restored) {
+  } else if (step.step == Step::confirm_restored || step.step == Step::check_serving) {
     outcome = co_await confirm_restored();
   } else {
     outcome = co_await run_nodetool_step(std::string(to_string(step.step)), step.deadline);

@@ -55,6 +55,7 @@ class Core {
   bool restore_work(WallTime now, Actions& out);
   Step next_restore_step();
   void restore_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
+  void complete_restore(WallTime now, bool already_serving, Actions& out);
   void emit_pending_ended(Actions& out);
 
   // approval (core_approval.cpp)
@@ -85,6 +86,7 @@ class Core {
   std::optional<WallTime> drain_started_at_;
   bool restoring_ = false;
   bool restart_done_ = false;
+  bool serving_checked_ = false;  // this restore asked whether the flushed node serves already
   bool restore_failure_logged_ = false;
   std::optional<WallTime> restore_retry_at_;
 

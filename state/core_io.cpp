@@ -14,6 +14,8 @@ std::string_view to_string(Step step) {
       return "disablegossip";
     case Step::flush:
       return "drain";
+    case Step::check_serving:
+      return "check_serving";
     case Step::restart_cassandra:
       return "restart_command";
     case Step::enable_gossip:

@@ -19,6 +19,7 @@ enum class Step {
   disable_binary,     // nodetool disablebinary
   disable_gossip,     // nodetool disablegossip
   flush,              // nodetool drain
+  check_serving,      // nodetool statusgossip + statusbinary before a restart: both "running" = restarted
   restart_cassandra,  // cassandra.restart_command
   enable_gossip,      // nodetool enablegossip
   enable_binary,      // nodetool enablebinary

@@ -81,6 +81,7 @@ bool Core::restore_work(WallTime now, Actions& out) {
   if (!restoring_) {
     restoring_ = true;
     restart_done_ = false;
+    serving_checked_ = false;
     log(out, Severity::info, "restore_started",
         {{"flushed", node.flushed}, {"rebooted", node.boot_id_at_drain != boot_id_}});
   }
@@ -96,7 +97,8 @@ Step Core::next_restore_step() {
     if (node.boot_id_at_drain != boot_id_) {
       node.flushed = false;  // the VM rebooted: Cassandra started afresh, memtables are no concern now
     } else if (policy_.has_restart_command && !restart_done_) {
-      return Step::restart_cassandra;
+      // Serving already (restarted by the impact or an operator): a restart would only take it out again.
+      return serving_checked_ ? Step::restart_cassandra : Step::check_serving;
     } else {
       return Step::confirm_restored;  // no restart_command: has an operator restarted it meanwhile?
     }
@@ -120,22 +122,30 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
       case Step::enable_binary:
         node.binary_disabled = false;
         break;
-      case Step::confirm_restored: {
-        boost::json::object f;
-        if (node.out_since)
-          f["out_s"] = std::chrono::duration_cast<std::chrono::seconds>(now - *node.out_since).count();
-        f["restarted"] = restart_done_;
-        node = NodeDrainState{};
-        restoring_ = false;
-        restore_failure_logged_ = false;
-        restore_retry_at_.reset();
-        log(out, Severity::info, "restore_completed", std::move(f));
-        break;
-      }
+      case Step::check_serving:
+        complete_restore(now, true, out);
+        return;
+      case Step::confirm_restored:
+        complete_restore(now, false, out);
+        return;
       default:
         break;
     }
     out.push_back(Persist{});
+    return;
+  }
+  if (step == Step::check_serving) {
+    serving_checked_ = true;  // not serving (drained, or down): the restart goes ahead
+    log(out, Severity::info, "restart_needed", {{"detail", outcome.detail}});
+    return;
+  }
+  if (outcome.refused_after_drain && (restart_done_ || node.boot_id_at_drain != boot_id_)) {
+    // A node restarted since the drain is not drained: it refuses enable* while it is still starting.
+    log(out, Severity::warning, "node_still_starting",
+        {{"step", to_string(step)},
+         {"detail", outcome.detail},
+         {"retry_in_s", policy_.starting_node_retry.count()}});
+    restore_retry_at_ = now + policy_.starting_node_retry;
     return;
   }
   if (outcome.refused_after_drain && !node.flushed) {
@@ -156,6 +166,20 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
   }
   restart_done_ = false;
   restore_retry_at_ = now + policy_.restore_retry;
+}
+
+void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
+  NodeDrainState& node = state_.node;
+  boost::json::object f;
+  if (node.out_since) f["out_s"] = std::chrono::duration_cast<std::chrono::seconds>(now - *node.out_since).count();
+  f["restarted"] = restart_done_;
+  f["already_serving"] = already_serving;
+  node = NodeDrainState{};
+  restoring_ = false;
+  restore_failure_logged_ = false;
+  restore_retry_at_.reset();
+  log(out, Severity::info, "restore_completed", std::move(f));
+  out.push_back(Persist{});
 }
 
 void Core::emit_pending_ended(Actions& out) {

@@ -18,6 +18,7 @@ struct CorePolicy {
   bool flush_before_restart = true;
   bool has_restart_command = false;
   std::chrono::seconds restore_retry{60};
+  std::chrono::seconds starting_node_retry{5};  // enable* refused by a node still starting after a restart
   std::chrono::seconds drain_deadline_without_not_before{60};
   std::chrono::seconds restore_step_window{120};
 };

@@ -155,13 +155,14 @@ BOOST_AUTO_TEST_CASE(drained_node_found_after_a_lost_state_needs_a_restart) {
   bool restarted = false;
   d.step = [&](Step s) {
     if (s == Step::restart_cassandra) restarted = true;
+    if (s == Step::check_serving) return StepOutcome{false, false, "statusgossip: not running"};
     return s == Step::enable_gossip && !restarted
                ? StepOutcome{false, true, "Unable to start gossip because the node was drained."}
                : StepOutcome{true, false, ""};
   };
   Actions a = d.feed(doc(3, {}));
-  BOOST_TEST((steps(a) == std::vector{Step::enable_gossip, Step::restart_cassandra, Step::enable_gossip,
-                                      Step::enable_binary, Step::confirm_restored}));
+  BOOST_TEST((steps(a) == std::vector{Step::enable_gossip, Step::check_serving, Step::restart_cassandra,
+                                      Step::enable_gossip, Step::enable_binary, Step::confirm_restored}));
   BOOST_TEST(!core.state().node.out_of_service);
 }
 
