@@ -19,13 +19,13 @@
 namespace {
 
 enum class Kind {
-  Status,            // stdout parses as `status`; rows as expected; the gate's verdict for node 127.0.0.3
-  Info,              // stdout parses as `info`
-  Running,           // stdout parses as `statusbinary` / `statusgossip`
-  Done,              // a mutating command that succeeded: exit 0, no output
-  RefusedAfterDrain, // is_refused_after_drain, not a connect failure
-  ConnectFailure,    // is_connect_failure, not refused after drain
-  TimedOut,          // killed by the command timeout: no output, neither classification
+  Status,             // stdout parses as `status`; rows as expected; the gate's verdict for node 127.0.0.3
+  Info,               // stdout parses as `info`
+  Running,            // stdout parses as `statusbinary` / `statusgossip`
+  Done,               // a mutating command that succeeded: exit 0, no output
+  RefusedAfterDrain,  // is_refused_after_drain, not a connect failure
+  ConnectFailure,     // is_connect_failure, not refused after drain
+  TimedOut,           // killed by the command timeout: no output, neither classification
 };
 
 struct Capture {
@@ -188,7 +188,8 @@ BOOST_AUTO_TEST_CASE(every_file_of_the_corpus_is_a_capture_of_the_table) {
   std::set<std::string> known;
   for (const auto& c : kCaptures)
     for (const char* suffix : {".stdout", ".stderr", ".rc"}) known.insert(std::string(c.name) + suffix);
-  std::string dir = CLA_TEST_DATA_DIR;  // appended piecewise: GCC 12 misreports `a + "..." + b` (-Warray-bounds)
+  std::string dir =
+      CLA_TEST_DATA_DIR;  // appended piecewise: GCC 12 misreports `a + "..." + b` (-Warray-bounds)
   dir.append("/cassandra/").append(kDir);
   std::set<std::string> present;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
