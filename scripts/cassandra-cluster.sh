@@ -13,7 +13,8 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
   freeze ADDRESS SECONDS           SIGSTOP the node, SIGCONT it after SECONDS (in the background; a SIGTERM to
                                    the sleeper continues the node at once)
   kill ADDRESS                     SIGKILL the node (as the VM's loss would)
-  start ADDRESS                    start one stopped node again and wait until it is UN in every view
+  start ADDRESS                    start one node again (killing it first if it runs: a restart, so it can
+                                   be an agent's restart_command) and wait until it is UN in every view
   stop                             kill every node and wait until they are gone
 Environment:
   CASSANDRA_CLUSTER_DIR   cluster directory (default: <repo>/build/cassandra-cluster; --dir overrides)
@@ -251,7 +252,10 @@ cmd_start_node() {
   load_layout
   local k started=$SECONDS
   k=$(node_of_address "$1")
-  [[ -z $(node_pid "$k") ]] || die "node $1 is already running (pid $(node_pid "$k"))"
+  if [[ -n $(node_pid "$k") ]]; then
+    log "node $1 is running (pid $(node_pid "$k")): killing it to restart it"
+    kill_nodes "$k"
+  fi
   launch_node "$k"
   wait_node_listening "$k"
   wait_all_up_in_every_view
