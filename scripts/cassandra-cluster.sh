@@ -1,0 +1,358 @@
+#!/usr/bin/env bash
+# A real Apache Cassandra 5.0 cluster on loopback (SPEC 8), resolved from Maven into ~/.m2; nothing committed.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
+  start [--nodes 3|6] [--dir DIR]  start dc1 (rack K on 127.0.0.K; 6 nodes: two per rack); returns once every
+                                   node is UN in every node's view and keyspace lifecycle (NTS dc1: 3) exists
+  status                           one JSON line per node: address, rack, jmx_port, pid, state
+                                   (state: running | frozen | stopped, of the node's JVM)
+  nodetool ADDRESS ARGS...         the real nodetool against that node (exec'd: a timeout's kill reaches java)
+  freeze ADDRESS SECONDS           SIGSTOP the node, SIGCONT it after SECONDS (in the background; a SIGTERM to
+                                   the sleeper continues the node at once)
+  kill ADDRESS                     SIGKILL the node (as the VM's loss would)
+  start ADDRESS                    start one node again (killing it first if it runs: a restart, so it can
+                                   be an agent's restart_command) and wait until it is UN in every view
+  stop                             kill every node and wait until they are gone
+Environment:
+  CASSANDRA_CLUSTER_DIR   cluster directory (default: <repo>/build/cassandra-cluster; --dir overrides)
+  CASSANDRA_FIRST_HOST    last octet of the first node's address (default 1), so two clusters can run at once
+  CASSANDRA_VERSION       org.apache.cassandra:cassandra-all version (default 5.0.9)
+  CASSANDRA_NODE_UP_LIMIT_S  seconds a node gets to come up (default 240)
+JMX of the node on 127.0.0.K listens on 127.0.0.1, port 7000 + 100*K.
+EOF
+}
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=cassandra_conf.sh
+source "$script_dir/cassandra_conf.sh"
+
+die() { echo "cassandra-cluster: $*" >&2; exit 1; }
+log() { echo "cassandra-cluster: $*" >&2; }
+
+cluster_dir=${CASSANDRA_CLUSTER_DIR:-$(dirname "$script_dir")/build/cassandra-cluster}
+version=${CASSANDRA_VERSION:-5.0.9}
+node_up_limit_s=${CASSANDRA_NODE_UP_LIMIT_S:-240}
+
+# ---- cluster layout (cluster.env holds what start chose) ----
+load_layout() {
+  [[ -f $cluster_dir/cluster.env ]] || die "no cluster in $cluster_dir (run: $0 start)"
+  # shellcheck disable=SC1091
+  source "$cluster_dir/cluster.env"
+}
+node_octet() { echo $((first_host + $1 - 1)); }
+node_address() { echo "127.0.0.$(node_octet "$1")"; }
+node_rack() { echo "rack$((($1 - 1) % 3 + 1))"; }
+node_jmx_port() { echo $((7000 + 100 * $(node_octet "$1"))); }
+node_dir() { echo "$cluster_dir/node$1"; }
+node_of_address() {
+  local k
+  for ((k = 1; k <= nodes; k++)); do
+    [[ $(node_address "$k") == "$1" ]] && { echo "$k"; return; }
+  done
+  die "no node with address '$1' in $cluster_dir (nodes: $(for ((k = 1; k <= nodes; k++)); do printf '%s ' "$(node_address "$k")"; done))"
+}
+node_pid() {
+  local file
+  file=$(node_dir "$1")/pid
+  [[ -f $file ]] || return 0
+  local pid
+  pid=$(<"$file")
+  kill -0 "$pid" 2>/dev/null && echo "$pid"
+  return 0
+}
+process_state() {
+  local pid=$1
+  [[ -n $pid ]] || { echo stopped; return; }
+  local stat
+  stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo X)
+  case $stat in
+    T | t) echo frozen ;;
+    X | Z) echo stopped ;;
+    *) echo running ;;
+  esac
+}
+
+# ---- classpath: a tiny pom resolved by Maven, offline first ----
+resolve_classpath() {
+  local mvn_dir=$cluster_dir/maven cp_file=$cluster_dir/classpath-$version.txt
+  [[ -s $cp_file ]] && { echo "$cp_file"; return; }
+  command -v mvn >/dev/null || die "mvn not found: install Maven (scripts/install-deps.sh)"
+  mkdir -p "$mvn_dir"
+  cat >"$mvn_dir/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>cla.local</groupId><artifactId>cassandra-classpath</artifactId><version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.cassandra</groupId><artifactId>cassandra-all</artifactId>
+      <version>$version</version></dependency>
+  </dependencies>
+</project>
+EOF
+  local goal=(dependency:build-classpath "-Dmdep.outputFile=$cp_file.tmp" -Dmdep.includeScope=runtime)
+  if ! (cd "$mvn_dir" && mvn -o -q -B "${goal[@]}") >"$mvn_dir/offline.log" 2>&1; then
+    log "cassandra-all $version not complete in ~/.m2; resolving from Maven Central"
+    if ! (cd "$mvn_dir" && mvn -q -B "${goal[@]}") >"$mvn_dir/online.log" 2>&1; then
+      tail -n 20 "$mvn_dir/online.log" >&2
+      die "Maven could not resolve org.apache.cassandra:cassandra-all:$version (Maven Central unreachable or artifact missing; log: $mvn_dir/online.log)"
+    fi
+  fi
+  mv "$cp_file.tmp" "$cp_file"
+  echo "$cp_file"
+}
+classpath() { cat "$(resolve_classpath)"; }
+
+require_java() {
+  command -v java >/dev/null || die "java not found: Cassandra 5.0 needs a JDK 17 (scripts/install-deps.sh)"
+  local major
+  major=$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+  [[ $major == 11 || $major == 17 ]] || die "java is version '$major': Cassandra 5.0 runs on JDK 11 or 17"
+}
+
+port_in_use() { ss -Hltn "sport = :$2" 2>/dev/null | awk '{print $4}' | grep -qE "^($1|0\.0\.0\.0|\*|\[::\]):$2$"; }
+check_ports_free() {
+  local k=$1 address jmx
+  address=$(node_address "$k")
+  jmx=$(node_jmx_port "$k")
+  for port in 7000 9042; do
+    port_in_use "$address" "$port" && die "port $address:$port is in use (another cluster? CASSANDRA_FIRST_HOST shifts the addresses)"
+  done
+  port_in_use 127.0.0.1 "$jmx" && die "JMX port 127.0.0.1:$jmx of node $address is in use"
+  return 0
+}
+
+# ---- one node ----
+launch_node() {
+  local k=$1 dir cp
+  dir=$(node_dir "$k")
+  check_ports_free "$k"
+  cp=$(classpath)
+  [[ -f $dir/logs/system.log ]] && mv "$dir/logs/system.log" "$dir/logs/system.log.prev"
+  local flags
+  mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")")
+  setsid java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon \
+    </dev/null >"$dir/logs/stdout.log" 2>&1 &
+  echo $! >"$dir/pid"
+}
+
+wait_node_listening() {
+  local k=$1 deadline=$((SECONDS + node_up_limit_s)) dir
+  dir=$(node_dir "$k")
+  until grep -q "Starting listening for CQL clients" "$dir/logs/system.log" 2>/dev/null; do
+    if [[ -z $(node_pid "$k") ]]; then
+      tail -n 30 "$dir/logs/system.log" "$dir/logs/stdout.log" >&2 2>/dev/null || true
+      die "node $(node_address "$k") exited while starting (logs above: $dir/logs)"
+    fi
+    if ((SECONDS > deadline)); then
+      tail -n 30 "$dir/logs/system.log" >&2 2>/dev/null || true
+      die "node $(node_address "$k") not up within ${node_up_limit_s}s (log above: $dir/logs/system.log)"
+    fi
+    sleep 1
+  done
+}
+
+# Every node's `nodetool status` shows every node UN (the views are asked in parallel).
+all_up_in_every_view() {
+  local k views ok=0
+  views=$(mktemp -d)
+  local pids=()
+  for ((k = 1; k <= nodes; k++)); do
+    run_nodetool "$k" status >"$views/$k" 2>/dev/null &
+    pids+=($!)
+  done
+  for k in "${pids[@]}"; do wait "$k" || ok=1; done
+  for ((k = 1; k <= nodes; k++)); do
+    [[ $(grep -c '^UN ' "$views/$k") -eq $nodes ]] || ok=1
+  done
+  rm -rf "$views"
+  return $ok
+}
+wait_all_up_in_every_view() {
+  local deadline=$((SECONDS + node_up_limit_s))
+  until all_up_in_every_view; do
+    ((SECONDS <= deadline)) || die "not every node UN in every view within ${node_up_limit_s}s (see $0 nodetool ADDRESS status)"
+    sleep 1
+  done
+}
+
+# nodetool_argv K ARGS...: bin/nodetool's command line against node K, into the array nodetool_cmd.
+nodetool_argv() {
+  local k=$1 dir
+  shift
+  dir=$(node_dir "$k")
+  nodetool_cmd=(java -ea -cp "$(classpath)" "${CASSANDRA_JPMS_FLAGS[@]}" -Xmx128m -XX:ParallelGCThreads=1
+    "-Dcassandra.storagedir=$dir/data" "-Dlogback.configurationFile=file://$dir/conf/logback-tools.xml"
+    org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$(node_jmx_port "$k")" "$@")
+}
+run_nodetool() {
+  local nodetool_cmd
+  nodetool_argv "$@"
+  "${nodetool_cmd[@]}"
+}
+
+create_keyspace() {
+  local contact
+  contact=$(node_address 1)
+  /usr/bin/python3 -I - "$contact" <<'EOF' || die "could not create keyspace lifecycle (python3-cassandra installed? scripts/install-deps.sh)"
+import sys, time
+from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
+from cassandra.policies import DCAwareRoundRobinPolicy
+profile = ExecutionProfile(load_balancing_policy=DCAwareRoundRobinPolicy(local_dc="dc1"), request_timeout=30)
+cluster = Cluster([sys.argv[1]], execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
+session = cluster.connect()
+session.execute("CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = "
+                "{'class': 'NetworkTopologyStrategy', 'dc1': 3}")
+cluster.shutdown()
+EOF
+}
+
+# ---- commands ----
+cmd_start_cluster() {
+  local want_nodes=3
+  while (($#)); do
+    case $1 in
+      --nodes) want_nodes=${2:?--nodes needs 3 or 6}; shift 2 ;;
+      --dir) cluster_dir=${2:?--dir needs a directory}; shift 2 ;;
+      *) die "start: unknown argument '$1' (see --help)" ;;
+    esac
+  done
+  [[ $want_nodes == 3 || $want_nodes == 6 ]] || die "--nodes must be 3 or 6, not '$want_nodes'"
+  require_java
+  mkdir -p "$cluster_dir"
+  cluster_dir=$(cd "$cluster_dir" && pwd)
+  if [[ -f $cluster_dir/cluster.env ]]; then
+    load_layout
+    [[ $nodes == "$want_nodes" ]] || die "$cluster_dir holds a $nodes-node cluster; remove it to start $want_nodes nodes"
+  else
+    printf 'nodes=%s\nfirst_host=%s\n' "$want_nodes" "${CASSANDRA_FIRST_HOST:-1}" >"$cluster_dir/cluster.env"
+    load_layout
+  fi
+  local started=$SECONDS k seeds=""
+  for ((k = 1; k <= nodes; k++)); do
+    [[ -z $(node_pid "$k") ]] || die "node $(node_address "$k") is already running (pid $(node_pid "$k")); $0 stop first"
+    seeds+="${seeds:+,}$(node_address "$k"):7000"
+  done
+  resolve_classpath >/dev/null
+  for ((k = 1; k <= nodes; k++)); do
+    write_node_conf "$(node_dir "$k")" "$(node_address "$k")" "$(node_rack "$k")" "$(node_token $((k - 1)) "$nodes")" "$seeds"
+    launch_node "$k"
+  done
+  for ((k = 1; k <= nodes; k++)); do wait_node_listening "$k"; done
+  log "every node listening for CQL after $((SECONDS - started)) s"
+  wait_all_up_in_every_view
+  log "every node UN in every view after $((SECONDS - started)) s"
+  create_keyspace
+  echo "cassandra-cluster: $nodes nodes UN in every view, keyspace lifecycle ready in $((SECONDS - started)) s ($cluster_dir)"
+}
+
+cmd_start_node() {
+  load_layout
+  local k started=$SECONDS
+  k=$(node_of_address "$1")
+  if [[ -n $(node_pid "$k") ]]; then
+    log "node $1 is running (pid $(node_pid "$k")): killing it to restart it"
+    kill_nodes "$k"
+  fi
+  launch_node "$k"
+  wait_node_listening "$k"
+  wait_all_up_in_every_view
+  echo "cassandra-cluster: node $1 UN in every view in $((SECONDS - started)) s"
+}
+
+cmd_status() {
+  load_layout
+  local k pid
+  for ((k = 1; k <= nodes; k++)); do
+    pid=$(node_pid "$k")
+    printf '{"address":"%s","rack":"%s","jmx_port":%s,"pid":%s,"state":"%s"}\n' "$(node_address "$k")" \
+      "$(node_rack "$k")" "$(node_jmx_port "$k")" "${pid:-null}" "$(process_state "$pid")"
+  done
+}
+
+cmd_nodetool() {
+  load_layout
+  local k nodetool_cmd
+  k=$(node_of_address "${1:?nodetool needs ADDRESS}")
+  shift
+  nodetool_argv "$k" "$@"
+  exec "${nodetool_cmd[@]}"
+}
+
+stop_freezer() {
+  local file
+  file=$(node_dir "$1")/freezer.pid
+  [[ -f $file ]] || return 0
+  kill -TERM "$(<"$file")" 2>/dev/null || true
+  rm -f "$file"
+}
+
+cmd_freeze() {
+  load_layout
+  local address=${1:?freeze needs ADDRESS SECONDS} seconds=${2:?freeze needs ADDRESS SECONDS} k pid
+  [[ $seconds =~ ^[0-9]+$ ]] || die "freeze: SECONDS must be a whole number, not '$seconds'"
+  k=$(node_of_address "$address")
+  pid=$(node_pid "$k")
+  [[ -n $pid ]] || die "node $address is not running"
+  stop_freezer "$k"
+  kill -STOP "$pid"
+  # The sleeper continues the node when its time is up or when it is told to stop (SIGTERM).
+  setsid bash -c 'sleep "$1" & s=$!; trap "kill \$s; kill -CONT $0; exit 0" TERM; wait $s; kill -CONT $0' \
+    "$pid" "$seconds" \
+    </dev/null >/dev/null 2>&1 &
+  echo $! >"$(node_dir "$k")/freezer.pid"
+  echo "cassandra-cluster: node $address (pid $pid) frozen for $seconds s (sleeper pid $!)"
+}
+
+# kill_nodes K...: SIGKILL them all, then wait until every one is gone.
+kill_nodes() {
+  local k pid pids=()
+  for k in "$@"; do
+    pid=$(node_pid "$k")
+    stop_freezer "$k"
+    [[ -n $pid ]] || continue
+    kill -KILL "$pid" 2>/dev/null || true
+    pids+=("$pid")
+  done
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  done
+  for k in "$@"; do rm -f "$(node_dir "$k")/pid"; done
+}
+
+cmd_kill() {
+  load_layout
+  local k
+  k=$(node_of_address "${1:?kill needs ADDRESS}")
+  [[ -n $(node_pid "$k") ]] || die "node $1 is not running"
+  kill_nodes "$k"
+  echo "cassandra-cluster: node $1 killed"
+}
+
+cmd_stop() {
+  [[ -f $cluster_dir/cluster.env ]] || { log "no cluster in $cluster_dir"; return 0; }
+  load_layout
+  kill_nodes $(seq 1 "$nodes")
+  echo "cassandra-cluster: stopped ($cluster_dir)"
+}
+
+if [[ ${1:-} == --dir ]]; then
+  cluster_dir=${2:?--dir needs a directory}
+  shift 2
+fi
+case ${1:-} in
+  -h | --help | help) usage ;;
+  start)
+    shift
+    if [[ ${1:-} =~ ^127\. ]]; then cmd_start_node "$1"; else cmd_start_cluster "$@"; fi
+    ;;
+  status) cmd_status ;;
+  nodetool) shift; cmd_nodetool "$@" ;;
+  freeze) shift; cmd_freeze "$@" ;;
+  kill) shift; cmd_kill "$@" ;;
+  stop) cmd_stop ;;
+  "") usage >&2; exit 2 ;;
+  *) die "unknown command '$1' (see --help)" ;;
+esac
