@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -74,6 +75,21 @@ std::vector<std::string> child_environment(const std::vector<std::pair<std::stri
   return env;
 }
 
+// In the child, before exec: closes every descriptor from 3 up to the launcher's highest kept one. Boost 1.81's
+// close_all (posix/detail/close_handles.ipp) skips the gaps between kept descriptors (fixed in 1.82), so the
+// write ends of the stdout/stderr pipes leaked into the child as extra descriptors: a daemon it started (a
+// Cassandra JVM from restart_command) held them open and the read never saw EOF until the timeout.
+struct CloseInheritedFds {
+  template <class Launcher, class Path>
+  boost::system::error_code on_exec_setup(Launcher& launcher, const Path&, const char* const*) {
+    const auto& keep = launcher.fd_whitelist;
+    const int highest = keep.empty() ? 2 : *std::max_element(keep.begin(), keep.end());
+    for (int fd = 3; fd < highest; ++fd)
+      if (std::find(keep.begin(), keep.end(), fd) == keep.end()) ::close(fd);
+    return {};
+  }
+};
+
 // Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
 // (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
 Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
@@ -84,7 +100,7 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   bp::posix::default_launcher launcher;
   boost::system::error_code ec;
   bp::process proc = launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
-                              stdio, bp::process_environment(env));
+                              stdio, bp::process_environment(env), CloseInheritedFds{});
   if (ec) {
     // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
     if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
 
 using namespace std::chrono_literals;
@@ -161,6 +162,17 @@ BOOST_FIXTURE_TEST_CASE(cancelling_the_caller_kills_and_reaps_the_child, NoLefto
   BOOST_TEST(static_cast<bool>(error));  // cancellation reaches the caller as an exception
   BOOST_TEST((std::chrono::steady_clock::now() - started < 5s));
   BOOST_TEST(process_gone(std::stoi(cla::test::read_text(pid_file))));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_daemon_the_child_starts_does_not_hold_its_output_open, NoLeftovers) {
+  // As restart_command starting a Cassandra JVM: the daemon's own output goes elsewhere, so the run ends when
+  // the child exits. It leaked the pipes' write ends under Boost 1.81 and the run lasted until the timeout.
+  const auto outcome = sh("sleep 60 </dev/null >/dev/null 2>&1 & echo $!", 20s);
+  BOOST_TEST(outcome.ok(), outcome.summary());
+  BOOST_TEST(!outcome.timed_out);
+  const pid_t daemon = std::stoi(outcome.out);
+  BOOST_TEST(::kill(daemon, SIGKILL) == 0);
+  BOOST_TEST(cla::test::wait_until([&] { return process_gone(daemon); }, 10s));
 }
 
 BOOST_AUTO_TEST_CASE(resolve_program_follows_path_order) {
