@@ -75,10 +75,11 @@ std::vector<std::string> child_environment(const std::vector<std::pair<std::stri
   return env;
 }
 
-// In the child, before exec: closes every descriptor from 3 up to the launcher's highest kept one. Boost 1.81's
-// close_all (posix/detail/close_handles.ipp) skips the gaps between kept descriptors (fixed in 1.82), so the
-// write ends of the stdout/stderr pipes leaked into the child as extra descriptors: a daemon it started (a
-// Cassandra JVM from restart_command) held them open and the read never saw EOF until the timeout.
+// In the child, before exec: closes every descriptor from 3 up to the launcher's highest kept one.
+// Boost 1.81's close_all (posix/detail/close_handles.ipp) skips the gaps between kept descriptors (fixed
+// in 1.82), so the write ends of the stdout/stderr pipes leaked into the child as extra descriptors: a daemon
+// it started (a Cassandra JVM from restart_command) held them open and the read never saw EOF until the
+// timeout.
 struct CloseInheritedFds {
   template <class Launcher, class Path>
   boost::system::error_code on_exec_setup(Launcher& launcher, const Path&, const char* const*) {

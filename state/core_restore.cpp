@@ -171,7 +171,8 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
 void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   NodeDrainState& node = state_.node;
   boost::json::object f;
-  if (node.out_since) f["out_s"] = std::chrono::duration_cast<std::chrono::seconds>(now - *node.out_since).count();
+  if (node.out_since)
+    f["out_s"] = std::chrono::duration_cast<std::chrono::seconds>(now - *node.out_since).count();
   f["restarted"] = restart_done_;
   f["already_serving"] = already_serving;
   node = NodeDrainState{};

@@ -1,4 +1,5 @@
-// imds-emulator --impact-hook PATH: plays each VM's impact on the machine by running PATH (argv, never a shell).
+// imds-emulator --impact-hook PATH: plays each VM's impact on the machine by running PATH (argv, never a
+// shell).
 #include "imds/emulator/emulator_impact_hook.hpp"
 
 #include <algorithm>
@@ -36,9 +37,9 @@ void log_outcome(std::ostream& log, const ImpactTransition& t, const std::string
 
 std::vector<std::pair<std::string, std::string>> impact_hook_environment(const ImpactTransition& t,
                                                                          const std::string& vm) {
-  return {{"IMDS_PHASE", phase_name(t.phase)},      {"IMDS_VM", vm},
-          {"IMDS_EVENT_ID", t.event_id},             {"IMDS_EVENT_TYPE", t.type},
-          {"IMDS_EVENT_SOURCE", t.source},           {"IMDS_DURATION_S", std::to_string(t.duration_s)}};
+  return {{"IMDS_PHASE", phase_name(t.phase)}, {"IMDS_VM", vm},
+          {"IMDS_EVENT_ID", t.event_id},       {"IMDS_EVENT_TYPE", t.type},
+          {"IMDS_EVENT_SOURCE", t.source},     {"IMDS_DURATION_S", std::to_string(t.duration_s)}};
 }
 
 std::chrono::milliseconds impact_hook_timeout(const ImpactTransition& t) {
@@ -74,7 +75,8 @@ void ImpactHook::run_next(const std::string& vm) {
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
-      log_ << boost::json::serialize(boost::json::object{{"impact_hook", "error"}, {"vm", vm}, {"error", e.what()}})
+      log_ << boost::json::serialize(
+                  boost::json::object{{"impact_hook", "error"}, {"vm", vm}, {"error", e.what()}})
            << std::endl;
     }
     run_next(vm);
@@ -85,7 +87,8 @@ void ImpactHook::run_next(const std::string& vm) {
 asio::awaitable<void> ImpactHook::run(ImpactTransition t, std::string vm) {
   std::vector<std::string> argv{path_};  // built before the co_await (GCC 12, see docs/design.md)
   auto env = impact_hook_environment(t, vm);
-  const auto outcome = co_await run_command(std::move(argv), impact_hook_timeout(t), std::move(env), kOutputLimit);
+  const auto outcome =
+      co_await run_command(std::move(argv), impact_hook_timeout(t), std::move(env), kOutputLimit);
   log_outcome(log_, t, vm, outcome);
   run_next(vm);
 }

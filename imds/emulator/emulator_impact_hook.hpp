@@ -1,4 +1,5 @@
-// imds-emulator --impact-hook PATH: plays each VM's impact on the machine by running PATH (argv, never a shell).
+// imds-emulator --impact-hook PATH: plays each VM's impact on the machine by running PATH (argv, never a
+// shell).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -1,7 +1,7 @@
 // imds-emulator: a local stand-in for Azure IMDS Scheduled Events, for tests, demos and game days.
-#include <boost/program_options.hpp>
 #include <unistd.h>
 
+#include <boost/program_options.hpp>
 #include <cstdlib>
 #include <iostream>
 

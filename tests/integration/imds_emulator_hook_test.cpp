@@ -79,9 +79,9 @@ BOOST_AUTO_TEST_CASE(start_and_end_per_listed_vm_a_failing_or_held_hook_never_st
   BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "start vm1" + tail); }, 10s));
   BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "end vm1" + tail); }, lifetime + 10s));
   BOOST_TEST(emulator.events().empty());
-  const auto reply = cla::test::http_call(emulator.vm_port("vm0"), http::verb::get,
-                                          "/metadata/scheduledevents?api-version=2020-07-01", {},
-                                          {{"Metadata", "true"}});
+  const auto reply =
+      cla::test::http_call(emulator.vm_port("vm0"), http::verb::get,
+                           "/metadata/scheduledevents?api-version=2020-07-01", {}, {{"Metadata", "true"}});
   BOOST_TEST(reply.status == 200u);
   BOOST_TEST(!has_run(dir, "end vm0" + tail));  // vm0's runs keep their order: end waits for start
 
@@ -91,8 +91,8 @@ BOOST_AUTO_TEST_CASE(start_and_end_per_listed_vm_a_failing_or_held_hook_never_st
   // A hardware failure (Started at once) cancelled: start then end, for vm2 only.
   const std::string failed = emulator.add_event(
       {{"type", "Reboot"}, {"resources", {"vm2"}}, {"started", true}, {"complete_after_s", 600}});
-  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "start vm2 " + failed + " Reboot Platform -1"); },
-                                   10s));
+  BOOST_TEST(cla::test::wait_until(
+      [&] { return has_run(dir, "start vm2 " + failed + " Reboot Platform -1"); }, 10s));
   emulator.cancel_event(failed);
   BOOST_TEST(
       cla::test::wait_until([&] { return has_run(dir, "end vm2 " + failed + " Reboot Platform -1"); }, 10s));

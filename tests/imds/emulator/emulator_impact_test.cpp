@@ -1,4 +1,5 @@
-// imds-emulator's impact transitions (what --impact-hook plays) with injected time, and the hook's environment.
+// imds-emulator's impact transitions (what --impact-hook plays) with injected time, and the hook's
+// environment.
 #include <boost/test/unit_test.hpp>
 
 #include "imds/emulator/emulator_events.hpp"
@@ -39,7 +40,8 @@ BOOST_AUTO_TEST_CASE(start_at_not_before_and_end_at_removal) {
   model.advance(t0 + 30s);
   const auto started = model.take_transitions();
   BOOST_TEST_REQUIRE(started.size() == 1u);
-  BOOST_TEST((started[0] == cla::ImpactTransition{Phase::start, id, "Freeze", "Platform", 20, {"vm0", "vm1"}}));
+  BOOST_TEST(
+      (started[0] == cla::ImpactTransition{Phase::start, id, "Freeze", "Platform", 20, {"vm0", "vm1"}}));
   BOOST_TEST(model.take_transitions().empty());  // taken once
   model.advance(t0 + 30s + 24s);
   BOOST_TEST(model.take_transitions().empty());
@@ -88,10 +90,12 @@ BOOST_AUTO_TEST_CASE(two_events_completing_together_end_in_order) {
 BOOST_AUTO_TEST_CASE(environment_names_the_vm_and_the_event) {
   const cla::ImpactTransition t{Phase::end, "ID-1", "Preempt", "Platform", -1, {"vm0", "VM1"}};
   const auto env = cla::impact_hook_environment(t, "vm1");
-  const std::vector<std::pair<std::string, std::string>> expected = {
-      {"IMDS_PHASE", "end"},           {"IMDS_VM", "vm1"},
-      {"IMDS_EVENT_ID", "ID-1"},       {"IMDS_EVENT_TYPE", "Preempt"},
-      {"IMDS_EVENT_SOURCE", "Platform"}, {"IMDS_DURATION_S", "-1"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {{"IMDS_PHASE", "end"},
+                                                                     {"IMDS_VM", "vm1"},
+                                                                     {"IMDS_EVENT_ID", "ID-1"},
+                                                                     {"IMDS_EVENT_TYPE", "Preempt"},
+                                                                     {"IMDS_EVENT_SOURCE", "Platform"},
+                                                                     {"IMDS_DURATION_S", "-1"}};
   BOOST_TEST((env == expected));
 }
 

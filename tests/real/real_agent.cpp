@@ -1,0 +1,158 @@
+// One real-suite agent and the emulator that plays its VMs with the impact hook.
+#include "real_agent.hpp"
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "agent_scenario.hpp"
+#include "real_cluster.hpp"
+#include "state/scheduled_event.hpp"
+
+namespace cla::test::real {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+// Start-up runs statusgossip and statusbinary (a JVM each: seconds, more on a loaded machine).
+constexpr auto kStartLimit = 120s;
+
+bool about(const json::object& line, const std::string& msg, const std::string& event_id) {
+  if (line.at("msg").as_string() != msg) return false;
+  if (event_id.empty()) return true;
+  const auto* id = line.if_contains("event_id");
+  return id && id->is_string() && iequals(std::string(id->get_string()), event_id);
+}
+
+}  // namespace
+
+std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end) {
+  std::string nodes;
+  for (int k = 1; k <= kNodes; ++k)
+    nodes += (k > 1 ? "," : "") + ("vm" + std::to_string(k)) + "=" + node_address(k);
+  ::setenv("IMPACT_HOOK_NODES", nodes.c_str(), 1);
+  ::setenv("IMPACT_HOOK_RESTART", restart_on_end ? "1" : "0", 1);
+  const std::filesystem::path hook_log = std::filesystem::path(CLA_REAL_CLUSTER_DIR) / "impact-hook.log";
+  ::setenv("IMPACT_HOOK_LOG", hook_log.c_str(), 1);
+  return std::make_unique<ImdsEmulatorProcess>(
+      std::vector<EmulatorVm>{{"vm1", 0}, {"vm2", 1}, {"vm3", 2}},
+      std::vector<std::string>{"--impact-hook", impact_hook_script()});
+}
+
+RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy) : k_(k) {
+  address_ = node_address(k);
+  json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"no_impact_freeze_max_s", 0}};
+  for (auto& [key, value] : policy) full_policy[key] = value;
+  config_ = write_agent_config(
+      dir_.path, {{"imds", {{"endpoint", emulator.vm_endpoint(vm())}, {"poll_interval_ms", 500}}},
+                  {"node", {{"resource_name", vm()}, {"fault_domain", k - 1}}},
+                  {"cassandra",
+                   {{"nodetool", {cluster_script(), "nodetool", address_}},
+                    {"command_timeout_s", 120},
+                    {"restart_command", {cluster_script(), "start", address_}}}},
+                  {"policy", full_policy}});
+}
+
+RealAgent::~RealAgent() {
+  if (process_) process_->send_signal(SIGKILL);
+}
+
+void RealAgent::start() {
+  const std::size_t before = log("agent_started").size();
+  process_ =
+      std::make_unique<AgentProcess>(std::vector<std::string>{"--config", config_.string()}, dir_.path);
+  BOOST_TEST_REQUIRE(wait_until([&] { return log("agent_started").size() > before; }, kStartLimit),
+                     "agent " << vm() << " did not start: " << process_->err());
+}
+
+void RealAgent::kill() {
+  process_->send_signal(SIGKILL);
+  BOOST_TEST_REQUIRE(process_->wait_for_exit(10s).has_value());
+}
+
+int RealAgent::stop() {
+  process_->send_signal(SIGTERM);
+  // A stop waits for the nodetool command in flight (bounded by command_timeout_s).
+  const auto code = process_->wait_for_exit(90s);
+  BOOST_TEST_REQUIRE(code.has_value());
+  return *code;
+}
+
+std::vector<json::object> RealAgent::log() const {
+  std::vector<json::object> lines;
+  std::ifstream in(dir_.path / "log" / "agent.jsonl");
+  for (std::string text; std::getline(in, text);) {
+    boost::system::error_code ec;
+    auto value = json::parse(text, ec);  // the last line may be half written
+    if (!ec && value.is_object()) lines.push_back(std::move(value.as_object()));
+  }
+  return lines;
+}
+
+std::vector<json::object> RealAgent::log(const std::string& msg, const std::string& event_id) const {
+  std::vector<json::object> out;
+  for (auto& line : log())
+    if (about(line, msg, event_id)) out.push_back(std::move(line));
+  return out;
+}
+
+std::optional<json::object> RealAgent::find(const std::string& msg, const std::string& event_id) const {
+  auto lines = log(msg, event_id);
+  if (lines.empty()) return std::nullopt;
+  return lines.front();
+}
+
+std::vector<std::string> RealAgent::messages() const {
+  std::vector<std::string> out;
+  for (const auto& line : log()) {
+    const std::string msg(line.at("msg").as_string());
+    if (msg != "nodetool_ran") out.push_back(msg);
+  }
+  return out;
+}
+
+json::object RealAgent::wait_for(const std::string& msg, std::chrono::seconds limit,
+                                 const std::string& event_id) const {
+  std::optional<json::object> line;
+  wait_until([&] { return (line = find(msg, event_id)).has_value(); }, limit);
+  if (!line) {
+    std::ostringstream seen;
+    for (const auto& m : messages()) seen << m << " ";
+    BOOST_FAIL("agent " << vm() << ": no " << msg << " within " << limit.count()
+                        << " s; logged: " << seen.str());
+  }
+  return *line;
+}
+
+long long ms_between_lines(const json::object& a, const json::object& b) {
+  return ms_between(log_time(a), log_time(b));
+}
+
+void RealAgent::report_timings(const std::string& title) const {
+  std::map<std::string, std::vector<long long>> per_subcommand;
+  for (const auto& line : log("nodetool_ran"))
+    per_subcommand[std::string(line.at("subcommand").as_string())].push_back(
+        line.at("duration_ms").to_number<long long>());
+  std::ostringstream text;
+  text << title << " (" << vm() << ", " << address_ << "): nodetool wall time (ms):";
+  for (const auto& [sub, times] : per_subcommand) {
+    text << " " << sub << "=";
+    for (std::size_t i = 0; i < times.size(); ++i) text << (i ? "," : "") << times[i];
+  }
+  const auto drain_started = find("drain_started"), drain_done = find("drain_completed");
+  if (drain_started && drain_done)
+    text << "; drain path " << ms_between_lines(*drain_started, *drain_done) << " ms";
+  const auto restore_started = find("restore_started"), restore_done = find("restore_completed");
+  if (restore_started && restore_done)
+    text << "; restore path " << ms_between_lines(*restore_started, *restore_done) << " ms";
+  BOOST_TEST_MESSAGE(text.str());
+}
+
+}  // namespace cla::test::real

@@ -1,0 +1,58 @@
+// One real-suite agent: cassandra-lifecycle-agent for vmK (fault domain K-1) against the real node K through
+// cassandra-cluster.sh nodetool, with restart_command = cassandra-cluster.sh start ADDRESS; and the
+// imds-emulator that plays the three VMs with scripts/impact-hook.sh as its --impact-hook.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent_process.hpp"
+#include "imds_emulator_process.hpp"
+
+namespace cla::test::real {
+
+// vm1..vm3 in fault domains 0..2, impact hook mapped to the real nodes. restart_on_end false makes the
+// hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it back.
+std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end = true);
+
+class RealAgent {
+ public:
+  // policy: merged into {"drain_lead_s": ..., ...} defaults of SPEC 2.3 (given keys replace).
+  RealAgent(const ImdsEmulatorProcess& emulator, int k, boost::json::object policy);
+  ~RealAgent();
+
+  const std::string& address() const { return address_; }
+  std::string vm() const { return "vm" + std::to_string(k_); }
+  // Starts the agent and waits for agent_started (its start-up asks nodetool: seconds on a real node).
+  void start();
+  void kill();  // SIGKILL, reaped
+  int stop();   // SIGTERM; the exit code
+
+  std::vector<boost::json::object> log() const;
+  std::vector<boost::json::object> log(const std::string& msg, const std::string& event_id = "") const;
+  std::optional<boost::json::object> find(const std::string& msg, const std::string& event_id = "") const;
+  // The first line with msg (and event_id) once it appears; fails the test (with the log's messages) after
+  // `limit`.
+  boost::json::object wait_for(const std::string& msg, std::chrono::seconds limit,
+                               const std::string& event_id = "") const;
+  std::vector<std::string> messages() const;
+
+  // Prints (Boost test message) each nodetool subcommand's wall time and the drain and restore paths.
+  void report_timings(const std::string& title) const;
+
+ private:
+  int k_;
+  std::string address_;
+  AgentTempDir dir_;
+  std::filesystem::path config_;
+  std::unique_ptr<AgentProcess> process_;
+};
+
+// b - a of two log lines' ts, in milliseconds.
+long long ms_between_lines(const boost::json::object& a, const boost::json::object& b);
+
+}  // namespace cla::test::real

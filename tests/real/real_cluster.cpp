@@ -1,0 +1,146 @@
+// The real suite's Cassandra: one cluster for the whole binary, views read with the agent's own parser.
+#include "real_cluster.hpp"
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <stdexcept>
+
+#include "agent_scenario.hpp"
+#include "cassandra/running_parser.hpp"
+#include "cassandra/status_parser.hpp"
+#include "cassandra/text.hpp"
+#include "cassandra_support.hpp"
+
+namespace cla::test::real {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A node restart waits until it is UN in every view: ~20 s alone, minutes on a loaded 2-core machine.
+constexpr auto kNodeStartLimit = 600s;
+// nodetool is a JVM: ~2 s per call alone; a frozen node makes it hang until this.
+constexpr auto kNodetoolLimit = 60s;
+
+std::string describe(const CommandOutcome& out) {
+  return out.summary() + "\n--- stdout:\n" + out.out + "\n--- stderr:\n" + out.err;
+}
+
+}  // namespace
+
+std::string node_address(int k) {
+  return "127.0.0." + std::to_string(kFirstHost - 1 + k);
+}
+std::string cluster_script() {
+  return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "cassandra-cluster.sh").string();
+}
+std::string impact_hook_script() {
+  return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "impact-hook.sh").string();
+}
+
+CommandOutcome cluster(std::vector<std::string> args, std::chrono::seconds limit) {
+  args.insert(args.begin(), cluster_script());
+  return run_blocking(run_command(std::move(args), limit));
+}
+
+CommandOutcome nodetool(const std::string& address, const std::string& subcommand) {
+  return cluster({"nodetool", address, subcommand}, kNodetoolLimit);
+}
+
+ClusterFixture::ClusterFixture() {
+  ::setenv("CASSANDRA_CLUSTER_DIR", CLA_REAL_CLUSTER_DIR, 1);
+  ::setenv("CASSANDRA_FIRST_HOST", std::to_string(kFirstHost).c_str(), 1);
+  cluster({"stop"});  // a crashed run's JVMs
+  std::error_code ignored;
+  const std::filesystem::path dir(CLA_REAL_CLUSTER_DIR);
+  for (int k = 1; k <= kNodes; ++k) std::filesystem::remove_all(dir / ("node" + std::to_string(k)), ignored);
+  std::filesystem::remove(dir / "cluster.env", ignored);
+  const auto started = std::chrono::steady_clock::now();
+  const CommandOutcome out = cluster({"start"}, kNodeStartLimit * 2);
+  if (!out.ok())
+    throw std::runtime_error("the real suite needs a Cassandra cluster: cassandra-cluster.sh start failed: " +
+                             describe(out));
+  BOOST_TEST_MESSAGE(
+      "real cluster: "
+      << out.out << " (test saw "
+      << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count()
+      << " s)");
+}
+
+ClusterFixture::~ClusterFixture() {
+  cluster({"stop"});
+}
+
+std::string seen_as(const std::string& viewer, const std::string& node) {
+  const CommandOutcome out = nodetool(viewer, "status");
+  if (!out.ok()) return "";
+  const auto status = parse_nodetool_status(out.out);
+  if (!status) return "";
+  for (const auto& row : status->rows)
+    if (row.address == node) return std::string{row.status, row.state};
+  return "";
+}
+
+bool up_in_every_view() {
+  for (int viewer = 1; viewer <= kNodes; ++viewer) {
+    const CommandOutcome out = nodetool(node_address(viewer), "status");
+    if (!out.ok()) return false;
+    const auto status = parse_nodetool_status(out.out);
+    if (!status || status->rows.size() != static_cast<std::size_t>(kNodes)) return false;
+    for (const auto& row : status->rows)
+      if (!row.up_normal()) return false;
+  }
+  return true;
+}
+
+bool serving(const std::string& address) {
+  for (const char* sub : {"statusgossip", "statusbinary"}) {
+    const CommandOutcome out = nodetool(address, sub);
+    const auto running = out.ok() ? parse_running(out.out) : Result<bool>(make_error(out.summary()));
+    if (!running || !*running) return false;
+  }
+  return true;
+}
+
+void bring_back(const std::string& address) {
+  // Continue a frozen JVM, start a stopped one (status: one JSON line per node).
+  const CommandOutcome status = cluster({"status"});
+  BOOST_TEST_REQUIRE(status.ok(), describe(status));
+  for (auto line : split_lines(status.out)) {
+    if (trim(line).empty()) continue;
+    const auto node = boost::json::parse(line).as_object();
+    if (node.at("address").as_string() != address) continue;
+    const std::string state(node.at("state").as_string());
+    if (state == "frozen") ::kill(static_cast<pid_t>(node.at("pid").to_number<std::int64_t>()), SIGCONT);
+    if (state == "stopped") {
+      const CommandOutcome started = cluster({"start", address}, kNodeStartLimit);
+      BOOST_TEST_REQUIRE(started.ok(), describe(started));
+    }
+  }
+  if (!serving(address)) {
+    // Disabled services come back with enable*; a drained node refuses them and must be restarted.
+    const bool enabled = nodetool(address, "enablegossip").ok() && nodetool(address, "enablebinary").ok();
+    if (!enabled || !serving(address)) {
+      BOOST_TEST_REQUIRE(cluster({"kill", address}).ok());
+      const CommandOutcome started = cluster({"start", address}, kNodeStartLimit);
+      BOOST_TEST_REQUIRE(started.ok(), describe(started));
+    }
+  }
+  BOOST_TEST_REQUIRE(wait_until(up_in_every_view, kNodeStartLimit), address << " not UN in every view again");
+}
+
+}  // namespace cla::test::real
+
+namespace cla::test::real {
+
+void RealCase::teardown() {
+  for (int k : touched) bring_back(node_address(k));
+}
+
+}  // namespace cla::test::real
+
+using RealClusterFixture = cla::test::real::ClusterFixture;
+BOOST_TEST_GLOBAL_FIXTURE(RealClusterFixture);

@@ -1,0 +1,50 @@
+// kill -9 of the agent in the middle of a real drain, then its restart: it adopts what the node shows,
+// finishes the drain, approves only after it, and restores once the event is gone.
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "agent_scenario.hpp"
+#include "real_agent.hpp"
+#include "real_cluster.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace cla::test::real;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(real_crash_test)
+
+BOOST_FIXTURE_TEST_CASE(killed_mid_drain_and_restarted, RealCase) {
+  touched = {3};
+  auto emulator = start_emulator();
+  constexpr int notice_s = 600, lead_s = 595, duration_s = 5, complete_after_s = 3;
+  RealAgent agent(*emulator, 3, {{"drain_lead_s", lead_s}});
+  agent.start();
+  const std::string id = emulator->add_event({{"type", "Freeze"},
+                                              {"resources", {"vm3"}},
+                                              {"not_before_in_s", notice_s},
+                                              {"duration_s", duration_s},
+                                              {"complete_after_s", complete_after_s}});
+  agent.wait_for("drain_started", 300s, id);  // disablebinary is running now
+  agent.kill();
+  BOOST_TEST(emulator->approvals().empty());
+
+  agent.start();
+  const auto drained = agent.wait_for("drain_completed", 300s, id);
+  const auto approved = agent.wait_for("event_approved", 60s, id);
+  BOOST_TEST(cla::test::ms_between(cla::test::log_time(drained), cla::test::log_time(approved)) >= 0);
+  const auto approvals = emulator->approvals();
+  BOOST_TEST_REQUIRE(approvals.size() == 1u);
+  BOOST_TEST(cla::test::ms_between(cla::test::log_time(drained), cla::test::emulator_time(approvals[0])) >=
+             0);
+
+  agent.wait_for("restore_completed", std::chrono::seconds(duration_s + complete_after_s) + 240s);
+  BOOST_TEST(serving(agent.address()));
+  BOOST_TEST(cla::test::wait_until(up_in_every_view, 300s));
+  agent.report_timings("kill -9 mid-drain, restarted");
+  BOOST_TEST(agent.stop() == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
