@@ -62,6 +62,14 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
 
 RealAgent::~RealAgent() {
   if (process_) process_->send_signal(SIGKILL);
+  // The temp dir goes with the agent: keep its log beside the cluster's for a post-mortem.
+  const std::filesystem::path kept = std::filesystem::path(CLA_REAL_CLUSTER_DIR) / "agent-logs";
+  std::error_code ignored;
+  std::filesystem::create_directories(kept, ignored);
+  const std::string name =
+      boost::unit_test::framework::current_test_case().p_name.get() + "-" + vm() + ".jsonl";
+  std::filesystem::copy_file(dir_.path / "log" / "agent.jsonl", kept / name,
+                             std::filesystem::copy_options::overwrite_existing, ignored);
 }
 
 void RealAgent::start() {
