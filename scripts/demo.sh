@@ -4,10 +4,14 @@
 # Prints a live view once a second, then a summary; exits non-zero when an invariant broke (more racks
 # down than RF allows, a node left drained, an unexpected error line, an agent that died or stopped badly).
 # Usage: scripts/demo.sh [--no-build] [--bin-dir DIR]   (or DEMO_BIN_DIR=DIR; DEMO_KEEP=1 keeps the work dir)
+#        scripts/demo.sh --real [...]   the same game day on a real 3-node Cassandra 5.0 cluster (demo_real.sh)
 set -euo pipefail
 export LC_ALL=C
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+for arg in "$@"; do
+  [[ $arg != --real ]] || exec "$root/scripts/demo_real.sh" "$@"
+done
 build=1
 bin_dir=${DEMO_BIN_DIR:-$root/build/bin}
 while (($#)); do
@@ -18,7 +22,7 @@ while (($#)); do
       bin_dir=$2
       shift
       ;;
-    -h | --help) sed -n '2,6s/^# \{0,1\}//p' "$0" && exit 0 ;;
+    -h | --help) sed -n '2,7s/^# \{0,1\}//p' "$0" && exit 0 ;;
     *) echo "demo.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
   esac
   shift

@@ -55,7 +55,8 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
                   {"node", {{"resource_name", vm()}, {"fault_domain", k - 1}}},
                   {"cassandra",
                    {{"nodetool", {cluster_script(), "nodetool", address_}},
-                    {"command_timeout_s", 120},
+                    // Bounds restart_command too: a node start back to UN in every view takes minutes under load.
+         {"command_timeout_s", 300},
                     {"restart_command", {cluster_script(), "start", address_}}}},
                   {"policy", full_policy}});
 }
@@ -88,7 +89,7 @@ void RealAgent::kill() {
 int RealAgent::stop() {
   process_->send_signal(SIGTERM);
   // A stop waits for the nodetool command in flight (bounded by command_timeout_s).
-  const auto code = process_->wait_for_exit(90s);
+  const auto code = process_->wait_for_exit(330s);
   BOOST_TEST_REQUIRE(code.has_value());
   return *code;
 }
