@@ -102,6 +102,7 @@ sample_cluster() {
   return 1
 }
 # Like demo_view.sh's monitor, at the pace nodetool allows (a JVM per sample: seconds).
+monitor_pace="a peer's nodetool status, every few seconds" # read by demo_view.sh's print_summary
 monitor() {
   local last="" line
   while :; do

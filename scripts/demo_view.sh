@@ -139,7 +139,7 @@ print_summary() {
   echo "   restores completed: $(count_msg restore_completed) ($(per_vm restore_completed))"
   echo "   most racks down at once: $(cut -f2 "$monitor_file" | sort -n | tail -n 1) (RF $rf allows $racks_allowed;" \
     "counting nodes with only the client port off too: $(cut -f4 "$monitor_file" | sort -n | tail -n 1))"
-  echo "   rack outages (a node not UN; the monitor samples every 0.2 s): ${outages:-none}"
+  echo "   rack outages (a node not UN; the monitor samples ${monitor_pace:-every 0.2 s}): ${outages:-none}"
   echo "   approvals: $(jq length <<<"$approvals") by VMs, for $(jq 'map(.event_id) | unique | length' <<<"$approvals") events (GET /admin/approvals)"
   echo "   unsafe_to_drain waits: $(count_msg unsafe_to_drain)${waits:+ ($waits)}"
   echo "   longest time a node was out: ${longest%%$'\t'*} s (${longest##*$'\t'})"
