@@ -42,8 +42,8 @@ int main(int argc, char** argv) try {
   }
   cla::DaemonLife life(std::move(*config), cli->dry_run);
   // Declared after `life`, so destroyed before its io_context: its timers and sockets go while their
-  // services live, and the coroutines still suspended on them are destroyed (never resumed) by the
-  // io_context's destructor after that.
+  // services live. The coroutines its stop() cancelled finish first (finish_cancelled_work), while it
+  // lives: their frames hold RAII pieces (an ImdsClient call's turn) that touch it on destruction.
   auto daemon = std::make_unique<cla::Daemon>(life.io(), life.config(), life.dry_run());
   life.on_stop([d = daemon.get()] { d->stop(); });
   life.spawn([](cla::Daemon* d, cla::DaemonLife* l) -> boost::asio::awaitable<void> {
@@ -52,6 +52,7 @@ int main(int argc, char** argv) try {
     l->request_stop("work ended");
   }(daemon.get(), &life));
   const int exit_code = life.run();
+  life.finish_cancelled_work();
   cla::shutdown_logging();
   return exit_code;
 } catch (const std::exception& e) {

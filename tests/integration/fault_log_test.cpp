@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_CASE(a_sighup_storm_reopens_the_log_and_changes_nothing_else) {
   BOOST_TEST(s.log("log_reopen_failed").empty());
   BOOST_TEST(s.log("restore_completed").size() == 1u);
   BOOST_TEST(s.stop_agent() == 0);
-  BOOST_TEST(s.agent().err().empty());
+  BOOST_TEST(s.agent().err().empty(), s.agent().err());
 }
 
 BOOST_AUTO_TEST_CASE(a_deleted_log_file_is_created_again) {
