@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <iostream>
+#include <memory>
 
 #include "agent/cli.hpp"
 #include "agent/config.hpp"
@@ -40,15 +41,18 @@ int main(int argc, char** argv) try {
     return cla::kExitFatal;
   }
   cla::DaemonLife life(std::move(*config), cli->dry_run);
-  // Never deleted: coroutines it started may still be suspended when the io_context is destroyed.
-  auto* daemon = new cla::Daemon(life.io(), life.config(), life.dry_run());
-  life.on_stop([daemon] { daemon->stop(); });
+  // Declared after `life`, so destroyed before its io_context: its timers and sockets go while their
+  // services live. The coroutines its stop() cancelled finish first (finish_cancelled_work), while it
+  // lives: their frames hold RAII pieces (an ImdsClient call's turn) that touch it on destruction.
+  auto daemon = std::make_unique<cla::Daemon>(life.io(), life.config(), life.dry_run());
+  life.on_stop([d = daemon.get()] { d->stop(); });
   life.spawn([](cla::Daemon* d, cla::DaemonLife* l) -> boost::asio::awaitable<void> {
     if (co_await d->run() != cla::kExitClean)
       throw std::runtime_error("the agent could not start; see the error above");
     l->request_stop("work ended");
-  }(daemon, &life));
+  }(daemon.get(), &life));
   const int exit_code = life.run();
+  life.finish_cancelled_work();
   cla::shutdown_logging();
   return exit_code;
 } catch (const std::exception& e) {

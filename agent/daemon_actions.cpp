@@ -159,15 +159,16 @@ asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcom
   auto backoff = 1s;
   for (int attempt = 1;; ++attempt) {
     const CommandOutcome out = co_await nodetool(subcommand);
-    if (out.ok()) co_return StepOutcome{true, false, ""};
+    const std::string printed_error = error_despite_exit_0(out);
+    if (out.ok() && printed_error.empty()) co_return StepOutcome{true, false, ""};
     if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary()};
+    const std::string detail = printed_error.empty() ? out.summary() : "exit 0 but printed: " + printed_error;
     log_line(LogLevel::warning, "nodetool_attempt_failed",
              {{"subcommand", subcommand},
               {"attempt", attempt},
-              {"detail", out.summary()},
+              {"detail", detail},
               {"jmx_unreachable", is_connect_failure(out)}});
-    if (stopping_ || WallClock::now() + backoff >= deadline)
-      co_return StepOutcome{false, false, out.summary()};
+    if (stopping_ || WallClock::now() + backoff >= deadline) co_return StepOutcome{false, false, detail};
     asio::steady_timer t(io_, backoff);
     co_await t.async_wait(asio::use_awaitable);
     backoff = std::min<std::chrono::seconds>(backoff * 2, 10s);

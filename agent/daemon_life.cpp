@@ -89,6 +89,12 @@ void DaemonLife::wait_for_reopen_signal() {
   });
 }
 
+void DaemonLife::finish_cancelled_work() {
+  io_.restart();
+  for (int round = 0; round < 100 && io_.poll() > 0; ++round) {
+  }
+}
+
 int DaemonLife::run() {
   started_at_ = std::chrono::steady_clock::now();
   log_line(LogLevel::info, "agent_started", started_fields(config_, dry_run_));

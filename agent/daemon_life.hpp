@@ -33,6 +33,9 @@ class DaemonLife {
   // Logs agent_started, then runs until a stop (logs agent_stopped, returns kExitClean) or until an exception
   // escapes the work (logs fatal_error, returns kExitFatal).
   int run();
+  // After run(): lets the coroutines that the stop hooks cancelled resume and finish (handlers that are
+  // ready only, nothing waits), so their frames unwind while what they use still exists.
+  void finish_cancelled_work();
 
  private:
   void wait_for_stop_signal();

@@ -1,6 +1,7 @@
 // The Boost.Log side of logging: a severity-filtered synchronous sink writing whole lines to the log file
 // (and stderr), with reopen for logrotate.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -33,16 +34,21 @@ Result<int> open_log_file(const std::string& path) {
   return fd;
 }
 
-// One write(2) per line: with O_APPEND a line is never split by another writer.
-void write_all(int fd, std::string_view text) {
+// One write(2) per line: with O_APPEND a line is never split by another writer. False when it failed
+// (errno tells why).
+bool write_all(int fd, std::string_view text) {
   while (!text.empty()) {
     const ssize_t n = ::write(fd, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // disk full or closed stderr: nowhere left to report it
+    if (n <= 0) return false;
     text.remove_prefix(static_cast<std::size_t>(n));
   }
+  return true;
 }
 
+// Writes each line to the log file. The daemon must outlive its log file's troubles: a deleted file is
+// created again; a file that cannot be written or created leaves the lines to stderr (the journal under
+// systemd), and each such trouble is told once on stderr, until the file works again.
 class JsonLinesBackend : public logging::sinks::basic_sink_backend<logging::sinks::synchronized_feeding> {
  public:
   JsonLinesBackend(std::string path, int fd, bool also_stderr)
@@ -54,22 +60,57 @@ class JsonLinesBackend : public logging::sinks::basic_sink_backend<logging::sink
   void consume(const logging::record_view& record) {
     const auto line = record[logging::expressions::smessage];
     if (!line) return;
-    write_all(fd_, *line);
-    if (also_stderr_) write_all(STDERR_FILENO, *line);
+    bool to_file = true;
+    if (file_deleted()) {
+      if (reopen()) {
+        trouble("log file " + path_ + " was deleted; created it again");
+      } else {
+        trouble("log file " + path_ + " was deleted and cannot be created again (" + reopen_error_ +
+                "); log lines go to stderr until it can");
+        to_file = false;
+      }
+    }
+    bool written = false;
+    if (to_file) {
+      written = write_all(fd_, *line);
+      if (written) {
+        trouble_.clear();
+      } else {
+        trouble("cannot write log file " + path_ + ": " + std::strerror(errno) + "; log lines go to stderr");
+      }
+    }
+    if (also_stderr_ || !written) write_all(STDERR_FILENO, *line);
   }
 
   Result<bool> reopen() {
     auto fd = open_log_file(path_);
-    if (!fd) return fd.error();
+    if (!fd) {
+      reopen_error_ = fd.error().message;
+      return fd.error();
+    }
     ::close(fd_);
     fd_ = *fd;
     return true;
   }
 
  private:
+  bool file_deleted() const {
+    struct stat st {};
+    return ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
+  }
+
+  // Tells `what` on stderr unless it was the last trouble told.
+  void trouble(const std::string& what) {
+    if (what == trouble_) return;
+    trouble_ = what;
+    write_all(STDERR_FILENO, "cassandra-lifecycle-agent: " + what + "\n");
+  }
+
   std::string path_;
   int fd_;
   bool also_stderr_;
+  std::string trouble_;  // the last trouble told on stderr; cleared by a good write
+  std::string reopen_error_;
 };
 
 using Sink = logging::sinks::synchronous_sink<JsonLinesBackend>;

@@ -6,6 +6,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "cassandra/text.hpp"
+
 namespace cla {
 
 namespace asio = boost::asio;
@@ -52,6 +54,18 @@ bool is_connect_failure(const CommandOutcome& outcome) {
   if (!outcome.spawn_error.empty() || outcome.timed_out || outcome.exit_code == 0) return false;
   return mentions(outcome, "nodetool: Failed to connect to '") ||
          mentions(outcome, "Server is not initialized yet");
+}
+
+std::string error_despite_exit_0(const CommandOutcome& outcome) {
+  if (!outcome.ok()) return {};
+  for (const std::string* stream : {&outcome.err, &outcome.out})
+    for (auto line : split_lines(*stream)) {
+      const auto t = trim(line);
+      if (t.starts_with("error:") || t.starts_with("Error:") || t.starts_with("nodetool: ") ||
+          t.find("Exception") != std::string_view::npos)
+        return std::string(t.substr(0, 300));
+    }
+  return {};
 }
 
 bool is_refused_after_drain(const CommandOutcome& outcome) {

@@ -47,4 +47,9 @@ bool is_connect_failure(const CommandOutcome& outcome);
 // normal state" (disablegossip after drain; also enablegossip while the node is still starting).
 bool is_refused_after_drain(const CommandOutcome& outcome);
 
+// The error a mutating command (drain, disable*, enable*: silent when they work) printed although it exited
+// 0, e.g. "error: ...", "nodetool: ...", an exception; empty when it printed nothing of the kind. Such a
+// command did not do its work as far as we can know, so it counts as failed.
+std::string error_despite_exit_0(const CommandOutcome& outcome);
+
 }  // namespace cla

@@ -129,9 +129,17 @@ void Core::note_event(const ScheduledEvent& event, WallTime now, Actions& out) {
   } else {
     EventRecord& r = it->second;
     const bool status_changed = r.event.status != event.status;
+    // Azure moved the impact, or this VM's wall clock was stepped (NotBefore is wall time): the drain's
+    // due time follows the new value, so say so.
+    const bool moved = event.status == EventStatus::scheduled && r.event.not_before && event.not_before &&
+                       *r.event.not_before != *event.not_before;
+    const std::string previous_not_before = r.event.not_before_text;
     r.event = event;
     if (status_changed && r.plan != EventPlan::other_vm)
       log_event(out, Severity::info, "event_status_changed", r);
+    if (moved && r.plan != EventPlan::other_vm)
+      log_event(out, Severity::warning, "not_before_changed", r,
+                {{"previous_not_before", previous_not_before}});
   }
   EventRecord& r = it->second;
   if (event.status == EventStatus::started && !r.started_seen) {

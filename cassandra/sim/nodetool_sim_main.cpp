@@ -1,5 +1,6 @@
 // nodetool-sim: a stand-in for Cassandra's nodetool over a simulated cluster kept in a JSON file (SPEC 6).
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -62,8 +63,9 @@ Cluster file (JSON; written back after every change, under flock(2), through tem
       ]}
     ]
   }
-  A fault with an exit_code prints its stdout/stderr (nodetool-like text when both are empty) and exits
-  with it, changing nothing; without exit_code it only delays the command. "times" counts down and the
+  A fault with an exit_code (0 too) prints its stdout/stderr (nodetool-like text when both are empty) and
+  exits with it, changing nothing; one with a "signal" (1..31) prints them and dies of that signal,
+  changing nothing; without either it only delays the command. "times" counts down and the
   fault disappears at 0; without "times" it stays. Latency is slept outside the file lock.
 
 Call log: every call appends {"t": "...Z", "node": ADDRESS, "subcommand": ..., "exit_code": N} as one
@@ -158,5 +160,9 @@ int main(int argc, char** argv) {
                         options.subcommand, options.args);
   std::cout << reply.out << std::flush;
   std::cerr << reply.err << std::flush;
+  if (reply.signal != 0) {
+    std::signal(reply.signal, SIG_DFL);
+    std::raise(reply.signal);
+  }
   return reply.exit_code;
 }

@@ -53,7 +53,7 @@ SimReply run_sim_call(const std::string& cluster_path, const std::string& addres
         changed = fault && fault->times;  // a counted fault was used up by one: save that
         std::optional<SimReply> reply;
         if (fault && fault->latency_ms > 0) return reply;  // answered after the delay, outside the lock
-        if (fault && fault->exit_code) return reply = fault_reply(*fault);
+        if (fault && (fault->exit_code || fault->signal)) return reply = fault_reply(*fault);
         return reply = execute_sim_command(cluster, ref, subcommand, args, now(), changed);
       });
   SimReply reply;
@@ -61,7 +61,7 @@ SimReply run_sim_call(const std::string& cluster_path, const std::string& addres
     reply = *first;
   } else {
     std::this_thread::sleep_for(std::chrono::milliseconds(fault->latency_ms));
-    if (fault->exit_code) {
+    if (fault->exit_code || fault->signal) {
       reply = fault_reply(*fault);
     } else {
       reply = *with_node(cluster_path, address, call_log,

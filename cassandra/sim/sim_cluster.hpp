@@ -12,10 +12,11 @@ namespace cla {
 
 // An injected failure or delay for one subcommand (or "*") of one node.
 struct SimFault {
-  std::optional<int> exit_code;  // absent: latency only, then the command runs normally
+  std::optional<int> exit_code;  // absent (and no signal): latency only, then the command runs normally
   std::string stdout_text, stderr_text;
   int latency_ms = 0;
-  std::optional<int> times;  // applications left; absent = forever
+  std::optional<int> times;   // applications left; absent = forever
+  std::optional<int> signal;  // the command prints its texts, then dies of this signal
 };
 
 struct SimNode {

@@ -87,10 +87,12 @@ void for_each_element(ObjectReader& reader, std::string_view key, Fn each) {
 SimFault read_fault(const json::value& value, const std::string& path, std::string& error) {
   SimFault fault;
   ObjectReader r(value, path, error);
-  r.allow_only({"exit_code", "stdout", "stderr", "latency_ms", "times"});
-  int exit_code = 0, times = 0;
-  r.read("exit_code", exit_code, 1, 255);
+  r.allow_only({"exit_code", "signal", "stdout", "stderr", "latency_ms", "times"});
+  int exit_code = 0, signal = 0, times = 0;
+  r.read("exit_code", exit_code, 0, 255);
   if (r.find("exit_code", false)) fault.exit_code = exit_code;
+  r.read("signal", signal, 1, 31);
+  if (r.find("signal", false)) fault.signal = signal;
   r.read("stdout", fault.stdout_text);
   r.read("stderr", fault.stderr_text);
   r.read("latency_ms", fault.latency_ms, 0, 3600 * 1000);
@@ -173,6 +175,7 @@ namespace {
 json::object fault_to_json(const SimFault& fault) {
   json::object o;
   if (fault.exit_code) o["exit_code"] = *fault.exit_code;
+  if (fault.signal) o["signal"] = *fault.signal;
   if (!fault.stdout_text.empty()) o["stdout"] = fault.stdout_text;
   if (!fault.stderr_text.empty()) o["stderr"] = fault.stderr_text;
   if (fault.latency_ms) o["latency_ms"] = fault.latency_ms;

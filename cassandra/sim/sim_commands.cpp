@@ -57,6 +57,11 @@ std::optional<SimFault> take_fault(SimNode& node, const std::string& subcommand)
 
 SimReply fault_reply(const SimFault& fault) {
   SimReply reply{fault.exit_code.value_or(1), fault.stdout_text, fault.stderr_text};
+  if (fault.signal) {
+    reply.signal = *fault.signal;
+    reply.exit_code = 128 + *fault.signal;
+    return reply;
+  }
   if (reply.out.empty() && reply.err.empty()) {
     if (reply.exit_code == 2)
       reply.err =

@@ -13,6 +13,7 @@ namespace cla {
 struct SimReply {
   int exit_code = 0;
   std::string out, err;
+  int signal = 0;  // not 0: the process dies of it after printing (exit_code is then 128 + signal)
 };
 
 // nodetool subcommands the simulator implements (status, info, statusbinary, ..., drain).

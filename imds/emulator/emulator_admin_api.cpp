@@ -5,6 +5,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
+#include <limits>
 
 #include "imds/json_read.hpp"
 
@@ -76,6 +77,7 @@ json::object event_json(const EmulatedEvent& e) {
       {"resources", std::move(resources)},
       {"approvals", std::move(approvals)},
       {"not_before", unix_seconds(e.not_before)},
+      {"not_before_ms", unix_millis(e.not_before)},  // when it starts unapproved (NotBefore is served in s)
       {"started_at", started ? json::value(unix_seconds(*e.started_at)) : json::value(nullptr)},
       {"removal_at", started ? json::value(unix_seconds(e.removal_time())) : json::value(nullptr)},
       {"duration_s", e.spec.duration_s},
@@ -90,6 +92,12 @@ json::object fault_json(const Fault& f) {
   if (f.delay.count() > 0) o["delay_ms"] = f.delay.count();
   if (f.malformed) o["malformed"] = true;
   if (f.body) o["body"] = *f.body;
+  if (f.drip.count() > 0) o["drip_ms"] = f.drip.count();
+  if (f.close_mid_body) o["close_mid_body"] = true;
+  if (f.pad_bytes > 0) o["pad_bytes"] = f.pad_bytes;
+  if (f.incarnation) o["incarnation"] = *f.incarnation;
+  if (f.flap) o["flap"] = true;
+  if (f.not_before_shift_s != 0) o["not_before_shift_s"] = f.not_before_shift_s;
   if (f.remaining) o["count"] = *f.remaining;
   return o;
 }
@@ -175,13 +183,28 @@ Result<EventSpec, FieldError> parse_event_spec(std::string_view body) {
 Result<Fault, FieldError> parse_fault(std::string_view body) {
   auto o = body_object(body);
   if (!o) return o.error();
-  if (auto e = unknown_field(*o, {"status", "delay_ms", "malformed", "body", "count"})) return *e;
+  if (auto e = unknown_field(*o, {"status", "delay_ms", "malformed", "body", "drip_ms", "close_mid_body",
+                                  "pad_bytes", "incarnation", "flap", "not_before_shift_s", "count"}))
+    return *e;
   Fault fault;
-  std::int64_t status = 0, delay = 0, count = 0;
+  std::int64_t status = 0, delay = 0, count = 0, drip = 0;
   if (auto e = read_int(*o, "status", 300, 599, status)) return *e;
   if (auto e = read_int(*o, "delay_ms", 0, 600000, delay)) return *e;
   if (auto e = read_int(*o, "count", 1, 1000000, count)) return *e;
+  if (auto e = read_int(*o, "drip_ms", 0, 60000, drip)) return *e;
+  if (auto e = read_int(*o, "pad_bytes", 0, 64 << 20, fault.pad_bytes)) return *e;
+  if (auto e = read_int(*o, "not_before_shift_s", -366 * 86400, 366 * 86400, fault.not_before_shift_s))
+    return *e;
+  if (o->contains("incarnation")) {
+    std::int64_t incarnation = 0;
+    if (auto e = read_int(*o, "incarnation", 0, std::numeric_limits<std::int32_t>::max(), incarnation))
+      return *e;
+    fault.incarnation = incarnation;
+  }
   if (auto e = read_bool(*o, "malformed", fault.malformed)) return *e;
+  if (auto e = read_bool(*o, "close_mid_body", fault.close_mid_body)) return *e;
+  if (auto e = read_bool(*o, "flap", fault.flap)) return *e;
+  fault.drip = std::chrono::milliseconds(drip);
   if (o->contains("body")) {
     fault.body.emplace();
     if (auto e = read_string(*o, "body", false, *fault.body)) return *e;

@@ -68,12 +68,18 @@ Admin API (JSON in and out, times as Unix seconds, t_ms in milliseconds):
                            Terminate 300, Preempt 30), duration_s 5 for Freeze else -1, source "Platform",
                            Azure's description for the type, started false, complete_after_s 10.
                            "started": true plays a hardware failure: Started at once, no Scheduled phase.
-  GET    /admin/events     current events with status, approvals, not_before, started_at, removal_at
+  GET    /admin/events     current events with status, approvals, not_before (and not_before_ms),
+                           started_at, removal_at
   DELETE /admin/events/ID  cancel: the event disappears (204; 404 if unknown)
   POST   /admin/faults     on every VM's scheduledevents endpoint: {"status":500} answer that status,
                            {"delay_ms":3000} answer late, {"malformed":true} truncated JSON,
-                           {"body":"..."} this exact GET body; combine them, add "count":N to fault only
-                           the next N requests; {} clears
+                           {"body":"..."} this exact GET body, {"drip_ms":N} the answer 16 bytes every
+                           N ms, {"close_mid_body":true} half the body then a closed connection,
+                           {"pad_bytes":N} documents padded with N spaces, {"incarnation":N} this
+                           DocumentIncarnation, {"flap":true} every other GET without the Scheduled
+                           events, {"not_before_shift_s":N} NotBefore served N s off (a VM clock
+                           stepped by -N s); combine them, add "count":N to fault only the next N
+                           requests; {} clears
   GET    /admin/faults     the fault in force
   GET    /admin/requests   [{"t","t_ms","vm","method","path","query","status","metadata_header",
                              "connection"}...]  (connection: which TCP connection carried the request)

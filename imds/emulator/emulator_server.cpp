@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <csignal>
 #include <random>
+#include <sstream>
 
 #include "imds/emulator/emulator_admin_api.hpp"
 #include "imds/emulator/emulator_impact_hook.hpp"
@@ -24,6 +25,32 @@ constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kBodyLimit = 64 * 1024;
 constexpr std::chrono::seconds kIdleTimeout{120};
 constexpr std::chrono::milliseconds kTick{100};
+
+struct Reply {
+  HttpResponse res;
+  Delivery delivery;
+};
+
+// An answer as a fault delivers it: `drip` sends 16 bytes at a time that far apart, `close_mid_body` stops
+// halfway through the body. False when the connection must close afterwards.
+asio::awaitable<bool> deliver(beast::tcp_stream& stream, const HttpResponse& res, const Delivery& how) {
+  std::ostringstream wire;
+  wire << res;
+  std::string bytes = wire.str();
+  if (how.close_mid_body) bytes.resize(bytes.size() - res.body().size() / 2);
+  asio::steady_timer pause(stream.get_executor());
+  const std::size_t chunk = how.drip.count() > 0 ? 16 : bytes.size();
+  for (std::size_t at = 0; at < bytes.size(); at += chunk) {
+    if (at > 0) {
+      pause.expires_after(how.drip);
+      co_await pause.async_wait(nothrow);
+    }
+    auto [ec, n] = co_await asio::async_write(
+        stream, asio::buffer(bytes.data() + at, std::min(chunk, bytes.size() - at)), nothrow);
+    if (ec) co_return false;
+  }
+  co_return !how.close_mid_body && res.keep_alive();
+}
 
 // One keep-alive HTTP/1.1 connection: read a request, let `handler` answer (it may wait), write, repeat.
 template <class Handler>
@@ -46,9 +73,14 @@ asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler, std:
     }
     stream.expires_never();
     HttpRequest req = parser.release();
-    HttpResponse res = co_await handler(req, connection);
+    auto [res, delivery] = co_await handler(req, connection);
     res.keep_alive(req.keep_alive());
     stream.expires_after(kIdleTimeout);
+    if (delivery.drip.count() > 0 || delivery.close_mid_body) {
+      stream.expires_never();
+      if (!co_await deliver(stream, res, delivery)) break;
+      continue;
+    }
     auto [write_ec, written] = co_await http::async_write(stream, res, nothrow);
     if (write_ec || !res.keep_alive()) break;
   }
@@ -137,25 +169,24 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
     announce_line(announce, {{"listening", "vm"},
                              {"vm", config.vms[i].name},
                              {"address", endpoint_text(acceptors[i].local_endpoint())}});
-    auto handler = [&state, &hook, i](HttpRequest& req,
-                                      std::uint64_t connection) -> asio::awaitable<HttpResponse> {
+    auto handler = [&state, &hook, i](HttpRequest& req, std::uint64_t connection) -> asio::awaitable<Reply> {
       const Admission admission = admit_vm_request(state, i, req);
       if (admission.delay.count() > 0) {
         asio::steady_timer wait(co_await asio::this_coro::executor, admission.delay);
         co_await wait.async_wait(nothrow);
       }
-      HttpResponse res = handle_vm_request(state, i, req, admission, WallClock::now(), connection);
+      Reply reply{handle_vm_request(state, i, req, admission, WallClock::now(), connection), delivery_of(admission)};
       play_impacts(state, hook);
-      co_return res;
+      co_return reply;
     };
     asio::co_spawn(ioc, accept_loop(acceptors[i], handler, connections), asio::detached);
   }
   announce_line(announce, {{"listening", "admin"}, {"address", endpoint_text(admin->local_endpoint())}});
   announce.flush();
-  auto admin_handler = [&state, &hook](HttpRequest& req, std::uint64_t) -> asio::awaitable<HttpResponse> {
-    HttpResponse res = handle_admin_request(state, req, WallClock::now());
+  auto admin_handler = [&state, &hook](HttpRequest& req, std::uint64_t) -> asio::awaitable<Reply> {
+    Reply reply{handle_admin_request(state, req, WallClock::now()), {}};
     play_impacts(state, hook);
-    co_return res;
+    co_return reply;
   };
   asio::co_spawn(ioc, accept_loop(*admin, admin_handler, connections), asio::detached);
   asio::co_spawn(ioc, tick(state, hook), asio::detached);

@@ -20,12 +20,27 @@ struct EmulatedVm {
 
 // Injected on the scheduledevents endpoint of every VM (valid requests only: the 400s stay visible).
 struct Fault {
-  std::optional<int> status;              // answer this status with an {"error":...} body
-  std::chrono::milliseconds delay{0};     // wait this long before answering
-  bool malformed = false;                 // GET answers 200 with a truncated document
-  std::optional<std::string> body;        // GET answers 200 with exactly this body
+  std::optional<int> status;                // answer this status with an {"error":...} body
+  std::chrono::milliseconds delay{0};       // wait this long before answering
+  bool malformed = false;                   // GET answers 200 with a truncated document
+  std::optional<std::string> body;          // GET answers 200 with exactly this body
+  std::chrono::milliseconds drip{0};        // send the answer 16 bytes at a time, this long apart
+  bool close_mid_body = false;              // send the head and half the body, then close the connection
+  std::int64_t pad_bytes = 0;               // GET documents padded with this many spaces (still valid JSON)
+  std::optional<std::int64_t> incarnation;  // GET documents carry this DocumentIncarnation
+  bool flap = false;                        // every other GET omits the Scheduled events
+  std::int64_t not_before_shift_s = 0;      // NotBefore served this far off (a client's clock stepped by -N)
   std::optional<std::int64_t> remaining;  // requests left before the fault clears itself; none: until cleared
-  bool active() const { return status || delay.count() > 0 || malformed || body; }
+  bool active() const {
+    return status || delay.count() > 0 || malformed || body || drip.count() > 0 || close_mid_body ||
+           pad_bytes > 0 || incarnation || flap || not_before_shift_s != 0;
+  }
+};
+
+// How the server puts an answer on the wire (set by faults).
+struct Delivery {
+  std::chrono::milliseconds drip{0};
+  bool close_mid_body = false;
 };
 
 struct RequestRecord {
@@ -55,6 +70,7 @@ struct EmulatorState {
   Fault fault;
   std::chrono::milliseconds first_call_delay;
   std::vector<bool> first_get_done;  // per VM: the first scheduledevents GET was delayed already
+  std::uint64_t flap_gets = 0;       // GETs answered under a flap fault (odd ones hide the Scheduled events)
   std::deque<RequestRecord> requests;
   std::deque<ApprovalRecord> approvals;
 

@@ -133,7 +133,17 @@ HttpResponse scheduled_events(EmulatorState& state, std::size_t vm, const HttpRe
   if (req.method() == http::verb::post) return approve(state, vm, req, now);
   if (req.method() != http::verb::get)
     return error_response(http::status::method_not_allowed, "The requested method is not allowed", req);
-  HttpResponse res = json_response(http::status::ok, scheduled_events_document(state.events, vm), req);
+  const Fault none;
+  const Fault& fault = admission.fault ? *admission.fault : none;
+  const bool hide_scheduled = fault.flap && state.flap_gets++ % 2 == 1;
+  json::object doc = scheduled_events_document(
+      state.events, vm, std::chrono::seconds(fault.not_before_shift_s), hide_scheduled);
+  if (fault.incarnation) doc["DocumentIncarnation"] = *fault.incarnation;
+  HttpResponse res = json_response(http::status::ok, doc, req);
+  if (fault.pad_bytes > 0) {
+    res.body().append(static_cast<std::size_t>(fault.pad_bytes), ' ');
+    res.prepare_payload();
+  }
   if (admission.fault && admission.fault->body) {
     res.body() = *admission.fault->body;
     res.prepare_payload();
@@ -207,23 +217,31 @@ HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpR
   return res;
 }
 
-boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm) {
+boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm,
+                                              std::chrono::seconds not_before_shift, bool hide_scheduled) {
   json::array list;
   for (const EmulatedEvent& e : events.events()) {
     const bool started = e.status == EventStatus::started;
+    if (hide_scheduled && !started) continue;
     json::array resources;
     for (const auto& r : e.spec.resources) resources.emplace_back(r);
-    list.emplace_back(json::object{{"EventId", e.id},
-                                   {"EventStatus", started ? "Started" : "Scheduled"},
-                                   {"EventType", e.spec.type},
-                                   {"ResourceType", "VirtualMachine"},
-                                   {"Resources", std::move(resources)},
-                                   {"NotBefore", started ? std::string() : format_not_before(e.not_before)},
-                                   {"Description", e.spec.description},
-                                   {"EventSource", e.spec.source},
-                                   {"DurationInSeconds", e.spec.duration_s}});
+    list.emplace_back(json::object{
+        {"EventId", e.id},
+        {"EventStatus", started ? "Started" : "Scheduled"},
+        {"EventType", e.spec.type},
+        {"ResourceType", "VirtualMachine"},
+        {"Resources", std::move(resources)},
+        {"NotBefore", started ? std::string() : format_not_before(e.not_before + not_before_shift)},
+        {"Description", e.spec.description},
+        {"EventSource", e.spec.source},
+        {"DurationInSeconds", e.spec.duration_s}});
   }
   return json::object{{"DocumentIncarnation", events.incarnation(vm)}, {"Events", std::move(list)}};
+}
+
+Delivery delivery_of(const Admission& admission) {
+  if (!admission.fault) return {};
+  return Delivery{admission.fault->drip, admission.fault->close_mid_body};
 }
 
 }  // namespace cla

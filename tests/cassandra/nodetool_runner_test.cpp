@@ -65,6 +65,19 @@ BOOST_AUTO_TEST_CASE(refusals_after_drain) {
   BOOST_TEST(!cla::is_refused_after_drain(failed(0, "", "")));
 }
 
+BOOST_AUTO_TEST_CASE(an_error_printed_with_exit_0_is_found) {
+  BOOST_TEST(cla::error_despite_exit_0(failed(0, "", "")).empty());
+  BOOST_TEST(cla::error_despite_exit_0(failed(0, "", "Picked up JAVA_TOOL_OPTIONS: -Xmx1g\n")).empty());
+  BOOST_TEST(cla::error_despite_exit_0(failed(1, "", "error: boom\n")).empty(), "a failure already");
+  BOOST_TEST(cla::error_despite_exit_0(failed(0, "", "Picked up X\nerror: JMX busy\n-- StackTrace --\n")) ==
+             "error: JMX busy");
+  BOOST_TEST(cla::error_despite_exit_0(
+                 failed(0, cassandra_data("raw/nodetool_enablegossip_after_drain.stdout"), "")) ==
+             "nodetool: Unable to start gossip because the node was drained.");
+  BOOST_TEST(cla::error_despite_exit_0(failed(0, "", "java.io.IOException: closed\n")) ==
+             "java.io.IOException: closed");
+}
+
 BOOST_AUTO_TEST_CASE(summary_is_one_line_with_the_reason) {
   BOOST_TEST(
       failed(1, "", cassandra_data("raw/nodetool_connect_refused_newer_jdk17.stderr")).summary() ==

@@ -2,7 +2,6 @@
 // restart_command, a user event, a short freeze, other VMs' events, and the maintenance notification hooks.
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
-#include <thread>
 
 #include "agent/notification.hpp"
 #include "agent_scenario.hpp"
@@ -17,7 +16,7 @@ using cla::test::ms_between;
 using cla::test::not_before_of;
 using Strings = std::vector<std::string>;
 
-// The notification names logged for `id`, in order, once there are `count` of them (or after 2 s).
+// The notification names logged for `id`, in order, once there are `count` of them (or after kMargin).
 Strings notifications(const AgentScenario& s, const std::string& id, std::size_t count = 0) {
   Strings out;
   cla::test::wait_until(
@@ -27,7 +26,7 @@ Strings notifications(const AgentScenario& s, const std::string& id, std::size_t
           out.emplace_back(line.at("notification").as_string());
         return out.size() >= count;
       },
-      2s);
+      cla::test::kMargin);
   return out;
 }
 
@@ -53,15 +52,15 @@ BOOST_AUTO_TEST_CASE(platform_freeze_drains_at_the_lead_is_approved_then_restore
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
 
-  const auto started = s.wait_for("drain_started", 8s, id);
-  const auto completed = s.wait_for("drain_completed", 5s, id);
-  const auto approved = s.wait_for("event_approved", 5s, id);
+  const auto started = s.wait_for("drain_started", s.until_drain_due(id), id);
+  const auto completed = s.wait_for("drain_completed", s.within_a_poll(), id);
+  const auto approved = s.wait_for("event_approved", s.within_a_poll(), id);
   // The approval starts it at once (vm0 is its only resource); the platform's work ends with its removal.
-  const auto status = s.wait_for("event_status_changed", 3s, id);
+  const auto status = s.wait_for("event_status_changed", s.within_a_poll(), id);
   BOOST_TEST(status.at("event_status").as_string() == "Started");
   s.emulator().cancel_event(id);
-  const auto removed = s.wait_for("event_removed", 3s, id);
-  const auto restored = s.wait_for("restore_completed", 5s);
+  const auto removed = s.wait_for("event_removed", s.within_a_poll(), id);
+  const auto restored = s.wait_for("restore_completed", s.within_a_poll());
 
   const long lead_error_ms = ms_between(not_before_of(started) - 3s, log_time(started));
   BOOST_TEST(std::abs(lead_error_ms) <= 1000, "drain started " << lead_error_ms << " ms off NotBefore - 3 s");
@@ -96,12 +95,13 @@ BOOST_AUTO_TEST_CASE(reboot_flushes_and_after_removal_restarts_cassandra_then_en
   const std::string id = s.emulator().add_event(
       {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
 
-  const auto started = s.wait_for("drain_started", 8s, id);
+  const auto started = s.wait_for("drain_started", s.until_drain_due(id), id);
   BOOST_TEST(started.at("flush").as_bool());
-  s.wait_for("event_approved", 5s, id);
-  const auto removed = s.wait_for("event_removed", 5s, id);
-  const auto restore = s.wait_for("restore_started", 3s);
-  const auto restored = s.wait_for("restore_completed", 5s);
+  s.wait_for("event_approved", s.within_a_poll(), id);
+  // Started at the approval, removed complete_after_s (1 s) later.
+  const auto removed = s.wait_for("event_removed", 1s + s.within_a_poll(), id);
+  const auto restore = s.wait_for("restore_started", s.within_a_poll());
+  const auto restored = s.wait_for("restore_completed", s.within_a_poll());
 
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
                                              "enablegossip", "enablebinary"}),
@@ -127,14 +127,14 @@ BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved)
                                                  {"not_before_in_s", 600},
                                                  {"complete_after_s", 1}});
 
-  const auto seen = s.wait_for("event_seen", 3s, id);
+  const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
   BOOST_TEST(seen.at("affects_this_node").as_bool());
   // SPEC 4: a changed document is acted on within poll interval + 50 ms (250 + 50 ms here).
   BOOST_TEST(ms_between(added_at, log_time(seen)) <= 300);
-  const auto started = s.wait_for("drain_started", 2s, id);
+  const auto started = s.wait_for("drain_started", s.within_a_poll(), id);
   BOOST_TEST(ms_between(log_time(seen), log_time(started)) < 100, "a user event waits for nothing");
-  s.wait_for("event_approved", 3s, id);
-  s.wait_for("restore_completed", 5s);
+  s.wait_for("event_approved", s.within_a_poll(), id);
+  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after it started
 
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
                                              "enablegossip", "enablebinary"}),
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved)
   BOOST_TEST(s.node_restored());
   BOOST_TEST(notifications(s, id, 4) == kAllPhases, boost::test_tools::per_element());
   // Scheduled and Starting come at the same instant here: the hooks still run in order.
-  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, 3s));
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, cla::test::kMargin));
   Strings hooks;
   for (const auto& run : s.hook_runs()) hooks.push_back(run.at("CLA_NOTIFICATION"));
   BOOST_TEST(hooks == kAllPhases, boost::test_tools::per_element());
@@ -160,11 +160,11 @@ BOOST_AUTO_TEST_CASE(short_freeze_is_approved_at_once_without_touching_the_node)
                                                  {"duration_s", 2},
                                                  {"complete_after_s", 0}});
 
-  const auto seen = s.wait_for("event_seen", 3s, id);
+  const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
   BOOST_TEST(seen.at("plan").as_string() == "no_impact");
-  const auto approved = s.wait_for("event_approved", 2s, id);
+  const auto approved = s.wait_for("event_approved", s.within_a_poll(), id);
   BOOST_TEST(ms_between(log_time(seen), log_time(approved)) < 500);
-  s.wait_for("event_removed", 5s, id);  // Started at the approval, gone 2 s later
+  s.wait_for("event_removed", 2s + s.within_a_poll(), id);  // Started at the approval, gone 2 s later
 
   BOOST_TEST(s.agent_mutations().empty());
   BOOST_TEST(first_call(s, "status") == -1);
@@ -185,13 +185,14 @@ BOOST_AUTO_TEST_CASE(events_for_other_vms_only_are_logged_once_and_left_alone) {
       {{"type", "Reboot"}, {"resources", {"VM1", "vm7"}}, {"source", "User"}, {"not_before_in_s", 60}});
 
   for (const auto& id : {freeze, reboot}) {
-    const auto seen = s.wait_for("event_seen", 3s, id);
+    const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
     BOOST_TEST(seen.at("affects_this_node").as_bool() == false);
   }
   // The freeze reaches NotBefore and starts for vm1; polls go on.
-  BOOST_REQUIRE(cla::test::wait_until(
-      [&] { return s.emulator().events().at(0).at("status").as_string() == "Started"; }, 5s));
-  std::this_thread::sleep_for(600ms);
+  BOOST_REQUIRE(
+      cla::test::wait_until([&] { return s.emulator().events().at(0).at("status").as_string() == "Started"; },
+                            s.until_started_by_not_before(freeze)));
+  s.wait_for_polls(2);
 
   for (const auto& id : {freeze, reboot}) BOOST_TEST(s.log_msgs(id) == (Strings{"event_seen"}));
   BOOST_TEST(s.agent_mutations().empty());
@@ -207,9 +208,9 @@ BOOST_AUTO_TEST_CASE(hardware_failure_seen_only_as_started_warns_and_announces_s
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Reboot"}, {"resources", {"vm0"}}, {"started", true}, {"complete_after_s", 1}});
-  const auto warning = s.wait_for("impact_without_drain", 3s, id);
+  const auto warning = s.wait_for("impact_without_drain", s.within_a_poll(), id);
   BOOST_TEST(warning.at("level").as_string() == "warning");
-  s.wait_for("event_removed", 4s, id);
+  s.wait_for("event_removed", 1s + s.within_a_poll(), id);  // complete_after_s after its start
   BOOST_TEST(notifications(s, id, 2) == (Strings{"NodeMaintenanceStart", "NodeMaintenanceEnded"}),
              boost::test_tools::per_element());
   BOOST_TEST(s.agent_mutations().empty());
@@ -224,24 +225,24 @@ BOOST_AUTO_TEST_CASE(overlapping_events_drain_once_and_restore_after_the_last) {
   s.start_agent();
   const std::string freeze = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("event_approved", 8s, freeze);
+  s.wait_for("event_approved", s.until_drain_due(freeze), freeze);
   const std::string reboot = s.emulator().add_event({{"type", "Reboot"},
                                                      {"resources", {"vm0"}},
                                                      {"source", "User"},
                                                      {"not_before_in_s", 600},
                                                      {"complete_after_s", 30}});
-  s.wait_for("event_approved", 3s, reboot);
+  s.wait_for("event_approved", s.within_a_poll(), reboot);
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain"}),
              boost::test_tools::per_element());
 
   s.emulator().cancel_event(freeze);
-  s.wait_for("event_removed", 2s, freeze);
-  std::this_thread::sleep_for(500ms);
+  s.wait_for("event_removed", s.within_a_poll(), freeze);
+  s.wait_for_polls(2);
   BOOST_TEST(s.log("restore_started").empty(), "restored while the Reboot still holds the node");
   BOOST_TEST(!s.running("statusgossip"));
 
   s.emulator().cancel_event(reboot);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
                                              "enablegossip", "enablebinary"}),
              boost::test_tools::per_element());
@@ -256,9 +257,10 @@ BOOST_AUTO_TEST_CASE(notification_hook_runs_for_each_phase_in_order) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Redeploy"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
-  const auto seen = s.wait_for("event_seen", 3s, id);
-  s.wait_for("restore_completed", 10s);
-  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, 3s));
+  const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
+  s.wait_for("event_approved", s.until_drain_due(id), id);
+  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after it started
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, cla::test::kMargin));
 
   const auto runs = s.hook_runs();
   BOOST_REQUIRE_EQUAL(runs.size(), 4u);

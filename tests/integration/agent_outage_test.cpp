@@ -50,18 +50,23 @@ BOOST_AUTO_TEST_SUITE(agent_outage_test)
 // IMDS answers 500 from before the drain time: the pending drain still runs at NotBefore - drain_lead_s,
 // the approval waits for IMDS to come back, and nothing is read as a removal meanwhile.
 BOOST_AUTO_TEST_CASE(outage_while_scheduled_keeps_the_event_and_its_timer) {
+  // The approval's retry comes 2 s after its failure (then at the next poll): drain_lead_s leaves room for
+  // it, and for the fault to be cleared first, before NotBefore starts the event without us.
+  const auto approval_backoff = 2s;
   AgentScenario s;
+  s.write_config({{"policy", {{"drain_lead_s", 7}}}});
   s.start_agent();
   const std::string id = s.emulator().add_event(
-      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
-  s.wait_for("event_seen", 3s, id);
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 9}, {"duration_s", 30}});
+  s.wait_for("event_seen", s.within_a_poll(), id);
   s.emulator().set_fault({{"status", 500}});
-  const auto error = s.wait_for("imds_error", 2s);
+  const auto error = s.wait_for("imds_error", s.within_a_poll());
   BOOST_TEST(error.at("http_status").as_int64() == 500);
 
-  s.wait_for("drain_completed", 6s, id);
-  s.wait_for("approval_failed", 2s, id);
-  std::this_thread::sleep_for(500ms);
+  s.wait_for("drain_completed", s.until_drain_due(id), id);
+  const auto failed = s.wait_for("approval_failed", s.within_a_poll(), id);
+  BOOST_TEST(failed.at("retry_in_s").as_int64() == approval_backoff.count());
+  s.wait_for_polls(2);  // polls that fail: none of them is a removal
   BOOST_TEST(!appears(s, "event_removed"));
   BOOST_TEST(!appears(s, "restore_started"));
   BOOST_TEST(!s.running("statusbinary"));
@@ -70,15 +75,15 @@ BOOST_AUTO_TEST_CASE(outage_while_scheduled_keeps_the_event_and_its_timer) {
 
   const auto cleared_at = cla::WallClock::now();
   s.emulator().set_fault({});
-  s.wait_for("imds_recovered", 2s);
-  s.wait_for("event_approved", 6s, id);  // the approval's retry, after its backoff
+  s.wait_for("imds_recovered", s.within_a_poll());
+  s.wait_for("event_approved", approval_backoff + s.within_a_poll(), id);  // the retry, after its backoff
   const auto approvals = s.emulator().approvals();
   BOOST_REQUIRE_EQUAL(approvals.size(), 1u);
   BOOST_TEST(ms_between(cleared_at, cla::test::emulator_time(approvals[0])) >= 0);
   BOOST_TEST(!appears(s, "restore_started"));
 
   s.emulator().cancel_event(id);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.node_restored());
 }
 
@@ -89,23 +94,25 @@ BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("event_approved", 8s, id);
-  s.wait_for("event_status_changed", 2s, id);  // Started
+  s.wait_for("event_approved", s.until_drain_due(id), id);
+  s.wait_for("event_status_changed", s.within_a_poll(), id);  // Started
 
-  s.emulator().set_fault({{"delay_ms", 3000}});  // beyond request_timeout_ms
-  const auto error = s.wait_for("imds_error", 3s);
+  s.emulator().set_fault({{"delay_ms", 3000}});  // beyond request_timeout_ms (1 s)
+  const auto error = s.wait_for("imds_error", 1s + s.within_a_poll());
   BOOST_TEST(error.at("kind").as_string() == "timeout");
   s.emulator().cancel_event(id);
-  std::this_thread::sleep_for(1500ms);
+  // Counted on arrival: when the second poll after the removal arrives, the first one has timed out.
+  s.wait_for_polls(2);
   BOOST_TEST(!appears(s, "event_removed"));
   BOOST_TEST(!appears(s, "restore_started"));
   BOOST_TEST(!s.running("statusgossip"));
 
   const auto cleared_at = cla::WallClock::now();
   s.emulator().set_fault({});
-  const auto removed = s.wait_for("event_removed", 5s, id);
+  // A poll in flight may still be held by the 3 s delay.
+  const auto removed = s.wait_for("event_removed", 3s + s.within_a_poll(), id);
   BOOST_TEST(ms_between(cleared_at, log_time(removed)) >= 0);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.node_restored());
   BOOST_TEST(
       s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
@@ -116,11 +123,12 @@ BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
 BOOST_AUTO_TEST_CASE(throttling_backs_off_and_recovers) {
   AgentScenario s;
   s.start_agent();
-  BOOST_REQUIRE(cla::test::wait_until([&] { return s.emulator().requests().size() >= 2; }, 2s));
+  s.wait_for_polls(2);
   s.emulator().set_fault({{"status", 429}});
   const auto throttled_at = cla::WallClock::now();
-  s.wait_for("imds_error", 2s);
-  std::this_thread::sleep_for(2500ms);
+  s.wait_for("imds_error", s.within_a_poll());
+  // 10 poll intervals of throttling (it backs off 1 s, 2 s, ...: 2 to 4 polls in that time).
+  std::this_thread::sleep_for(s.poll_interval() * 10);
   s.emulator().set_fault({});
   std::size_t throttled_polls = 0;
   for (const auto& r : s.emulator().requests())
@@ -130,21 +138,22 @@ BOOST_AUTO_TEST_CASE(throttling_backs_off_and_recovers) {
   const auto errors = s.log("imds_error");
   BOOST_TEST(errors.size() == 1u);
   BOOST_TEST(errors.at(0).at("kind").as_string() == "http_429");
-  s.wait_for("imds_recovered", 5s);
+  s.wait_for("imds_recovered", 4s + s.within_a_poll());  // after the backoff in force (at most 4 s)
 }
 
 BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   AgentScenario s;
   s.write_config({{"http", {{"listen", "127.0.0.1:0"}}}});
   s.start_agent();
-  const auto listening = s.wait_for("http_listening", 2s);
+  const auto listening = s.wait_for("http_listening", cla::test::kMargin);
   BOOST_TEST(listening.at("address").as_string() == "127.0.0.1");
   const auto port = static_cast<std::uint16_t>(listening.at("port").as_int64());
-  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 200; }, 2s));
+  BOOST_REQUIRE(
+      cla::test::wait_until([&] { return get(port, "/healthz").status == 200; }, s.within_a_poll()));
 
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("event_approved", 8s, id);
+  s.wait_for("event_approved", s.until_drain_due(id), id);
 
   const auto state_reply = get(port, "/state");
   BOOST_TEST(state_reply.status == 200u);
@@ -168,7 +177,8 @@ BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   // A long outage: unhealthy after 5 poll intervals (1.25 s) without a successful poll, not before.
   const auto outage_at = std::chrono::steady_clock::now();
   s.emulator().set_fault({{"status", 500}});
-  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 503; }, 4s));
+  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 503; },
+                                      s.poll_interval() * 5 + s.within_a_poll()));
   const auto unhealthy_after = std::chrono::steady_clock::now() - outage_at;
   BOOST_TEST(unhealthy_after >= 1000ms);
   metrics = parse_prometheus(get(port, "/metrics").body);
@@ -177,9 +187,10 @@ BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   BOOST_TEST(get(port, "/state").json().at("node").at("drained").as_bool());
 
   s.emulator().set_fault({});
-  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 200; }, 2s));
+  BOOST_REQUIRE(
+      cla::test::wait_until([&] { return get(port, "/healthz").status == 200; }, s.within_a_poll()));
   s.emulator().cancel_event(id);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   metrics = parse_prometheus(get(port, "/metrics").body);
   BOOST_TEST(metrics["cla_node_drained"] == 0.0);
   BOOST_TEST(metrics[R"(cla_restores_total{result="ok"})"] == 1.0);

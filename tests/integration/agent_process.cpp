@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 #include <boost/process/v2/stdio.hpp>
+#include <cerrno>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -30,6 +31,20 @@ fs::path empty_file(const fs::path& path) {
   return path;
 }
 
+// Puts the child in a process group of its own, so the agent and the nodetool-sim/hook children it leaves
+// behind can be ended together before the test's temp dir goes.
+struct OwnProcessGroup {
+  template <typename Launcher>
+  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*&) {
+    if (::setpgid(0, 0) != 0) return bp::error_code(errno, bp::system_category());
+    return {};
+  }
+};
+
+bool group_alive(pid_t group) {
+  return ::kill(-group, 0) == 0 || errno == EPERM;
+}
+
 }  // namespace
 
 AgentTempDir::AgentTempDir() {
@@ -45,13 +60,20 @@ AgentProcess::AgentProcess(const std::vector<std::string>& args, const fs::path&
     : out_path_(empty_file(dir / "stdout.txt")),
       err_path_(empty_file(dir / "stderr.txt")),
       process_(io_, CLA_BIN_DIR "/cassandra-lifecycle-agent", args,
-               bp::process_stdio{nullptr, out_path_, err_path_}) {}
+               bp::process_stdio{nullptr, out_path_, err_path_}, OwnProcessGroup{}),
+      group_(process_.id()) {}
 
 AgentProcess::~AgentProcess() {
-  if (!exit_code_) {
-    send_signal(SIGKILL);
-    wait_for_exit(std::chrono::seconds(5));
-  }
+  kill_group(std::chrono::seconds(5));
+}
+
+void AgentProcess::kill_group(std::chrono::milliseconds limit) {
+  ::kill(-group_, SIGKILL);
+  if (!exit_code_) wait_for_exit(limit);
+  // The orphans are reaped by init; wait until none of them can still write into the test's files.
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (group_alive(group_) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 pid_t AgentProcess::pid() const {

@@ -26,12 +26,15 @@ class AgentProcess {
  public:
   // Starts the agent binary with `args`; its stdout and stderr go to files in `dir`.
   AgentProcess(const std::vector<std::string>& args, const std::filesystem::path& dir);
-  ~AgentProcess();  // kills it if still running
+  ~AgentProcess();  // kill_group(5 s)
   AgentProcess(const AgentProcess&) = delete;
   AgentProcess& operator=(const AgentProcess&) = delete;
 
   pid_t pid() const;
-  void send_signal(int number);
+  void send_signal(int number);  // to the agent alone: the children it started live on
+  // SIGKILL to the agent's process group (it and every child it started), then waits until the group is
+  // gone (at most `limit`).
+  void kill_group(std::chrono::milliseconds limit);
   // The exit code (128 + N when killed by signal N), or nothing if it still runs after `limit`.
   std::optional<int> wait_for_exit(std::chrono::milliseconds limit);
   std::string out() const;
@@ -41,6 +44,7 @@ class AgentProcess {
   boost::asio::io_context io_;
   std::filesystem::path out_path_, err_path_;
   boost::process::v2::process process_;
+  pid_t group_;
   std::optional<int> exit_code_;
 };
 

@@ -2,7 +2,6 @@
 // rebooted: once no event remains the node is restored, never approved before it was drained (SPEC 3.6).
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
-#include <thread>
 
 #include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
@@ -23,19 +22,6 @@ std::size_t count_calls(const AgentScenario& s, const std::string& subcommand) {
   return n;
 }
 
-// Waits until the agent (restarted at `since`) has polled IMDS `polls` more times.
-void wait_for_polls(AgentScenario& s, cla::WallTime since, std::size_t polls) {
-  const bool polled = cla::test::wait_until(
-      [&] {
-        std::size_t n = 0;
-        for (const auto& r : s.emulator().requests())
-          n += r.at("method").as_string() == "GET" && cla::test::emulator_time(r) > since;
-        return n >= polls;
-      },
-      5s);
-  BOOST_REQUIRE_MESSAGE(polled, "the agent did not poll IMDS");
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(agent_restart_test)
@@ -47,18 +33,18 @@ BOOST_AUTO_TEST_CASE(event_cancelled_after_the_drain_restores_the_node) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
-  s.wait_for("event_approved", 8s, id);
+  s.wait_for("event_approved", s.until_drain_due(id), id);
   BOOST_REQUIRE(s.emulator().events().at(0).at("status").as_string() == "Scheduled");
   BOOST_TEST(!s.running("statusbinary"));
 
   const auto cancelled_at = cla::WallClock::now();
   s.emulator().cancel_event(id);
-  const auto removed = s.wait_for("event_removed", 2s, id);
+  const auto removed = s.wait_for("event_removed", s.within_a_poll(), id);
   BOOST_TEST(removed.at("event_status").as_string() == "Scheduled");
-  const auto restore = s.wait_for("restore_started", 2s);
+  const auto restore = s.wait_for("restore_started", s.within_a_poll());
   // SPEC 4: restore starts within poll interval + 100 ms of the removal (250 + 100 ms here).
   BOOST_TEST(ms_between(cancelled_at, log_time(restore)) <= 350);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
 
   BOOST_TEST(
       s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
@@ -68,7 +54,7 @@ BOOST_AUTO_TEST_CASE(event_cancelled_after_the_drain_restores_the_node) {
       [&] {
         return s.log("maintenance_notification", id).back().at("notification") == "NodeMaintenanceEnded";
       },
-      2s));
+      cla::test::kMargin));
 }
 
 BOOST_AUTO_TEST_CASE(killed_after_the_drain_resumes_without_draining_again) {
@@ -76,22 +62,21 @@ BOOST_AUTO_TEST_CASE(killed_after_the_drain_resumes_without_draining_again) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("event_approved", 8s, id);
-  s.wait_for("event_status_changed", 2s, id);  // Started
+  s.wait_for("event_approved", s.until_drain_due(id), id);
+  s.wait_for("event_status_changed", s.within_a_poll(), id);  // Started
   s.kill_agent();
 
-  const auto restarted_at = cla::WallClock::now();
   s.start_agent();
-  const auto loaded = s.wait_for("state_loaded", 2s);
+  const auto loaded = s.wait_for("state_loaded", cla::test::kMargin);
   BOOST_TEST(loaded.at("node_out_of_service").as_bool());
-  wait_for_polls(s, restarted_at, 3);
+  s.wait_for_polls(3);
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip"}),
              boost::test_tools::per_element());
   BOOST_TEST(!s.running("statusgossip"));
   BOOST_TEST(s.log("drain_started").size() == 1u);
 
   s.emulator().cancel_event(id);  // the platform's work is over
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(
       s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
       boost::test_tools::per_element());
@@ -100,49 +85,48 @@ BOOST_AUTO_TEST_CASE(killed_after_the_drain_resumes_without_draining_again) {
   BOOST_TEST(s.log("event_approved").size() == 1u);
 }
 
-// Killed while disablegossip runs (the simulator makes it last 1.5 s); the event is cancelled while the
-// agent is down. The orphaned nodetool finishes its work before the agent comes back, as under systemd and
-// in a container, which restart the agent only once its other processes are gone.
+// Killed while disablegossip runs (the simulator makes it last 5 s), with its nodetool, as systemd stops a
+// unit's whole cgroup before restarting it; the event is cancelled while the agent is down.
 BOOST_AUTO_TEST_CASE(killed_mid_drain_restores_once_the_event_is_gone) {
   AgentScenario s;
-  s.add_sim_fault(cla::test::kAgentNode, "disablegossip", {{"latency_ms", 1500}, {"times", 1}});
+  s.add_sim_fault(cla::test::kAgentNode, "disablegossip", {{"latency_ms", 5000}, {"times", 1}});
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("drain_started", 8s, id);
-  BOOST_REQUIRE(cla::test::wait_until([&] { return count_calls(s, "disablebinary") == 1; }, 2s));
-  std::this_thread::sleep_for(200ms);
+  s.wait_for("drain_started", s.until_drain_due(id), id);
+  BOOST_REQUIRE(
+      cla::test::wait_until([&] { return count_calls(s, "disablebinary") == 1; }, s.within_a_poll()));
   BOOST_REQUIRE(s.log("drain_completed").empty());
-  s.kill_agent();
+  s.agent().kill_group(cla::test::kMargin);
 
   s.emulator().cancel_event(id);
-  BOOST_REQUIRE(cla::test::wait_until([&] { return count_calls(s, "disablegossip") == 1; }, 3s));
-  BOOST_TEST(!s.running("statusgossip"));
+  BOOST_TEST(!s.running("statusbinary"));
 
   s.start_agent();
-  const auto loaded = s.wait_for("state_loaded", 2s);
+  const auto loaded = s.wait_for("state_loaded", cla::test::kMargin);
   BOOST_TEST(loaded.at("node_out_of_service").as_bool());
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.node_restored());
   BOOST_TEST(s.emulator().approvals().empty());
   BOOST_TEST(s.log("event_approved").empty());
 }
 
 // Killed after drain_started with the event still there: the restarted agent finishes the drain, approves
-// once, and restores after the removal.
+// once, and restores after the removal. drain_lead_s leaves the restarted agent the time to drain again
+// before NotBefore (after which Azure starts the event unapproved).
 BOOST_AUTO_TEST_CASE(killed_mid_drain_finishes_the_drain_and_approves_once) {
   AgentScenario s;
   s.add_sim_fault(cla::test::kAgentNode, "disablebinary", {{"latency_ms", 1000}, {"times", 1}});
+  s.write_config({{"policy", {{"drain_lead_s", 7}}}});
   s.start_agent();
   const std::string id = s.emulator().add_event(
-      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"complete_after_s", 1}});
-  s.wait_for("drain_started", 8s, id);
-  s.kill_agent();  // before disablebinary started, or while it runs: both resume the same way
-  cla::test::wait_until([&] { return count_calls(s, "disablebinary") == 1; }, 2s);
+      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 9}, {"complete_after_s", 1}});
+  s.wait_for("drain_started", s.until_drain_due(id), id);
+  s.agent().kill_group(cla::test::kMargin);  // before disablebinary started, or while it runs: the same
 
   s.start_agent();
-  s.wait_for("event_approved", 3s, id);
-  s.wait_for("restore_completed", 6s);
+  s.wait_for("event_approved", cla::test::until(s.not_before(id)), id);
+  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after the approval
   const auto mutations = s.agent_mutations();
   BOOST_TEST(std::count(mutations.begin(), mutations.end(), "drain") == 1);
   BOOST_TEST(mutations.back() == "enablebinary");
@@ -160,18 +144,20 @@ BOOST_AUTO_TEST_CASE(vm_reboot_is_expected_and_needs_no_restart_command) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
-  s.wait_for("event_approved", 8s, id);
+  s.wait_for("event_approved", s.until_drain_due(id), id);
   s.kill_agent();
   s.set_boot_id("boot-2");
   BOOST_REQUIRE(s.sim("restart").ok());  // Cassandra starts at boot (the simulator plays it)
-  BOOST_REQUIRE(cla::test::wait_until([&] { return s.emulator().events().empty(); }, 4s));
+  // Started at the approval, removed complete_after_s (1 s) later.
+  BOOST_REQUIRE(
+      cla::test::wait_until([&] { return s.emulator().events().empty(); }, 1s + cla::test::kMargin));
 
   s.start_agent();
-  const auto reboot = s.wait_for("reboot_detected", 2s);
+  const auto reboot = s.wait_for("reboot_detected", cla::test::kMargin);
   BOOST_TEST(reboot.at("previous_boot_id").as_string() == "boot-1");
-  const auto restore = s.wait_for("restore_started", 2s);
+  const auto restore = s.wait_for("restore_started", s.within_a_poll());
   BOOST_TEST(restore.at("rebooted").as_bool());
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
                                              "enablegossip", "enablebinary"}),
              boost::test_tools::per_element());  // "restart" is the simulated boot, not restart_command
@@ -188,10 +174,10 @@ BOOST_AUTO_TEST_CASE(corrupt_state_file_is_kept_aside_and_a_disabled_node_restor
   BOOST_REQUIRE(s.sim("disablegossip").ok());
   s.start_agent();
 
-  const auto corrupt = s.wait_for("state_file_corrupt", 2s);
+  const auto corrupt = s.wait_for("state_file_corrupt", cla::test::kMargin);
   BOOST_TEST(std::filesystem::exists(std::string(corrupt.at("moved_to").as_string())));
-  s.wait_for("adopting_disabled_node", 2s);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("adopting_disabled_node", cla::test::kMargin);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.node_restored());
   BOOST_TEST(cla::decode_state(cla::test::read_text(s.state_file().string())).ok(),
              "a valid state file again");
@@ -201,10 +187,10 @@ BOOST_AUTO_TEST_CASE(first_start_leaves_a_disabled_node_to_the_operator) {
   AgentScenario s;
   BOOST_REQUIRE(s.sim("disablebinary").ok());
   s.start_agent();
-  const auto warning = s.wait_for("node_disabled_at_start", 2s);
+  const auto warning = s.wait_for("node_disabled_at_start", cla::test::kMargin);
   BOOST_TEST(warning.at("binary_running").as_bool() == false);
   BOOST_TEST(warning.at("gossip_running").as_bool());
-  wait_for_polls(s, cla::WallClock::now(), 3);
+  s.wait_for_polls(3);
   BOOST_TEST(s.log("restore_started").empty());
   BOOST_TEST(s.agent_mutations() == Strings{"disablebinary"}, boost::test_tools::per_element());
 }

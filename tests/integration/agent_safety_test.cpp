@@ -27,14 +27,15 @@ BOOST_AUTO_TEST_CASE(unsafe_cluster_gets_a_forced_drain_at_the_last_moment_and_n
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
 
-  const auto unsafe = s.wait_for("unsafe_to_drain", 6s, id);
+  const auto unsafe = s.wait_for("unsafe_to_drain", s.until_drain_due(id), id);
   BOOST_TEST(unsafe.at("down_racks").as_array() == json::array{"rack2"});
   const auto not_before = not_before_of(unsafe);
   BOOST_TEST(std::abs(ms_between(not_before - 3s, log_time(unsafe))) <= 1000);
-  const auto forced = s.wait_for("drain_forced_unsafe", 4s, id);
+  const auto forced =
+      s.wait_for("drain_forced_unsafe", cla::test::until(s.not_before(id) - 1s + s.poll_interval()), id);
   BOOST_TEST(forced.at("level").as_string() == "error");
   BOOST_TEST(std::abs(ms_between(not_before - 1s, log_time(forced))) <= 1000);
-  s.wait_for("drain_completed", 2s, id);
+  s.wait_for("drain_completed", s.within_a_poll(), id);
 
   // The gate was asked again at the polls in between, and the drain came only with the forced one.
   std::size_t gate_checks = 0;
@@ -49,10 +50,10 @@ BOOST_AUTO_TEST_CASE(unsafe_cluster_gets_a_forced_drain_at_the_last_moment_and_n
   BOOST_TEST(ms_between(not_before - 1s, first_disable) >= -300);
 
   // NotBefore passes: Azure starts it without an approval; the node is out, so no impact warning.
-  s.wait_for("event_status_changed", 4s, id);
+  s.wait_for("event_status_changed", s.until_started_by_not_before(id), id);
   BOOST_TEST(s.log("impact_without_drain").empty());
   s.emulator().cancel_event(id);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.emulator().approvals().empty());
   BOOST_TEST(s.log("event_approved").empty());
   BOOST_TEST(
@@ -69,17 +70,17 @@ BOOST_AUTO_TEST_CASE(unsafe_cluster_that_recovers_in_time_is_drained_and_approve
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 6}, {"duration_s", 30}});
-  const auto unsafe = s.wait_for("unsafe_to_drain", 7s, id);
+  const auto unsafe = s.wait_for("unsafe_to_drain", s.until_drain_due(id), id);
   BOOST_REQUIRE(s.sim("start", "127.0.1.2").ok());
-  const auto started = s.wait_for("drain_started", 3s, id);
+  const auto started = s.wait_for("drain_started", s.within_a_poll(), id);
   BOOST_TEST(started.at("forced_unsafe").as_bool() == false);
   BOOST_TEST(ms_between(log_time(started), not_before_of(unsafe) - 1s) > 0,
              "drained before the forced instant");
-  s.wait_for("event_approved", 2s, id);
+  s.wait_for("event_approved", s.within_a_poll(), id);
   BOOST_TEST(s.log("drain_forced_unsafe").empty());
   BOOST_TEST(s.emulator().approvals().size() == 1u);
   s.emulator().cancel_event(id);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
 }
 
 // disablegossip keeps failing: retried until NotBefore, then nodetool_failed and no approval; the node is
@@ -91,16 +92,16 @@ BOOST_AUTO_TEST_CASE(failed_drain_is_never_approved_and_is_undone_after_the_even
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
-  s.wait_for("drain_started", 6s, id);
-  const auto failed = s.wait_for("nodetool_failed", 5s, id);
+  s.wait_for("drain_started", s.until_drain_due(id), id);
+  const auto failed = s.wait_for("nodetool_failed", cla::test::until(s.not_before(id)), id);
   BOOST_TEST(failed.at("level").as_string() == "error");
   BOOST_TEST(failed.at("step").as_string() == "disablegossip");
   BOOST_TEST(s.log("nodetool_attempt_failed").size() >= 2u, "retried with backoff");
   BOOST_TEST(ms_between(log_time(failed), not_before_of(failed)) <= 2500, "gave up long before NotBefore");
 
-  s.wait_for("event_status_changed", 3s, id);  // NotBefore passed: Azure goes ahead
+  s.wait_for("event_status_changed", s.until_started_by_not_before(id), id);  // Azure goes ahead
   s.emulator().cancel_event(id);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.emulator().approvals().empty());
   BOOST_TEST(s.log("event_approved").empty());
   BOOST_TEST(s.log("drain_completed").empty());
@@ -116,13 +117,13 @@ BOOST_AUTO_TEST_CASE(shared_event_is_drained_but_not_approved) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("drain_completed", 6s, id);
-  const auto withheld = s.wait_for("approval_withheld", 1s, id);
+  s.wait_for("drain_completed", s.until_drain_due(id), id);
+  const auto withheld = s.wait_for("approval_withheld", s.within_a_poll(), id);
   BOOST_TEST(std::string(withheld.at("reason").as_string()).find("approve_shared_events") !=
              std::string::npos);
-  s.wait_for("event_status_changed", 4s, id);  // started by NotBefore, not by us
+  s.wait_for("event_status_changed", s.until_started_by_not_before(id), id);  // not started by us
   s.emulator().cancel_event(id);
-  s.wait_for("restore_completed", 3s);
+  s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.emulator().approvals().empty());
   BOOST_TEST(s.log("approval_withheld").size() == 1u);
   BOOST_TEST(s.node_restored());
@@ -135,7 +136,7 @@ BOOST_AUTO_TEST_CASE(dry_run_logs_the_whole_path_and_changes_nothing) {
       {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
 
   // Never approved, the event starts at NotBefore and goes 1 s later.
-  s.wait_for("restore_completed", 10s);
+  s.wait_for("restore_completed", s.until_started_by_not_before(id) + 1s + s.poll_interval());
   for (const char* msg : {"event_seen", "drain_started", "drain_completed", "event_approved", "event_removed",
                           "restore_started", "restore_completed", "maintenance_notification"}) {
     const auto lines = s.log(msg);
@@ -160,7 +161,7 @@ BOOST_AUTO_TEST_CASE(dry_run_logs_the_whole_path_and_changes_nothing) {
   BOOST_TEST(!std::filesystem::exists(s.state_file().parent_path()));
   BOOST_TEST(s.node_restored());
 
-  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, 3s));
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, cla::test::kMargin));
   for (const auto& run : s.hook_runs()) {
     BOOST_TEST(run.at("CLA_DRY_RUN") == "1");
     BOOST_TEST(run.at("CLA_EVENT_ID") == id);

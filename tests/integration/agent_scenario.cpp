@@ -134,8 +134,52 @@ fs::path AgentScenario::write_config(const json::object& overrides) {
       slot = value;
     }
   }
+  config_json_ = base;
   config_ = write_agent_config(dir(), std::move(base));
   return config_;
+}
+
+std::chrono::milliseconds AgentScenario::poll_interval() const {
+  return std::chrono::milliseconds(config_json_.at("imds").at("poll_interval_ms").to_number<std::int64_t>());
+}
+
+std::chrono::seconds AgentScenario::drain_lead() const {
+  return std::chrono::seconds(config_json_.at("policy").at("drain_lead_s").to_number<std::int64_t>());
+}
+
+WallTime AgentScenario::not_before(const std::string& id) const {
+  for (const auto& event : emulator_->events())
+    if (iequals(std::string(event.at("EventId").as_string()), id))
+      return WallTime(std::chrono::milliseconds(event.at("not_before_ms").to_number<std::int64_t>()));
+  BOOST_FAIL("the emulator holds no event " << id);
+  return {};
+}
+
+std::chrono::milliseconds AgentScenario::until_started_by_not_before(const std::string& id) const {
+  return until(not_before(id) + poll_interval());
+}
+
+std::chrono::milliseconds AgentScenario::until_drain_due(const std::string& id) const {
+  return until(not_before(id) - drain_lead() + poll_interval());
+}
+
+void AgentScenario::wait_for_polls(std::size_t polls) const {
+  const auto since = WallClock::now();
+  const bool polled = wait_until(
+      [&] {
+        std::size_t n = 0;
+        for (const auto& r : emulator_->requests())
+          n += r.at("vm").as_string() == "vm0" && r.at("method").as_string() == "GET" &&
+               emulator_time(r) > since;
+        return n >= polls;
+      },
+      poll_interval() * static_cast<long>(polls) + kMargin);
+  BOOST_REQUIRE_MESSAGE(polled, "the agent did not poll IMDS " << polls << " times");
+}
+
+std::chrono::milliseconds until(WallTime t) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - WallClock::now());
+  return std::max(left, std::chrono::milliseconds(0)) + kMargin;
 }
 
 AgentProcess& AgentScenario::start_agent(std::vector<std::string> extra_args) {
@@ -151,7 +195,7 @@ AgentProcess& AgentScenario::start_agent(std::vector<std::string> extra_args) {
 
 void AgentScenario::kill_agent() {
   agent_->send_signal(SIGKILL);
-  BOOST_REQUIRE(agent_->wait_for_exit(5s).has_value());
+  BOOST_REQUIRE(agent_->wait_for_exit(kMargin).has_value());
 }
 
 int AgentScenario::stop_agent() {

@@ -30,6 +30,11 @@ namespace cla::test {
 
 inline constexpr const char* kAgentNode = "127.0.1.1";  // vm0's Cassandra node, rack1
 
+// What a wait allows beyond the quantities that set it (NotBefore, poll interval, lead times, simulator
+// latencies): process starts, nodetool-sim calls and file locks on a machine whose other core is busy. A
+// ceiling only: waits end as soon as their condition holds.
+inline constexpr std::chrono::milliseconds kMargin{3000};
+
 // One line of nodetool-sim's call log.
 struct SimCall {
   WallTime t;
@@ -64,6 +69,22 @@ class AgentScenario {
   // environment in hook_file(), HTTP off, state and log in dir(). Objects in `overrides` are merged into
   // the base's one level deep; other values replace.
   std::filesystem::path write_config(const boost::json::object& overrides = {});
+  // The written config's imds.poll_interval_ms and policy.drain_lead_s.
+  std::chrono::milliseconds poll_interval() const;
+  std::chrono::seconds drain_lead() const;
+  // When the emulator starts event `id` unless approved first (its NotBefore, to the millisecond).
+  WallTime not_before(const std::string& id) const;
+  // Wait limits derived from event `id`'s NotBefore as the emulator holds it: until it is Started by
+  // NotBefore (seen at the next poll), and until its drain is due (NotBefore - drain_lead_s, at a poll);
+  // each plus kMargin.
+  std::chrono::milliseconds until_started_by_not_before(const std::string& id) const;
+  std::chrono::milliseconds until_drain_due(const std::string& id) const;
+  // The limit for what follows a change at the next poll (an event seen or removed, a restore, the next
+  // step of a drain): one poll interval plus kMargin.
+  std::chrono::milliseconds within_a_poll() const { return poll_interval() + kMargin; }
+  // Waits (condition, not time) until the agent has polled IMDS `polls` more times from now; fails the test
+  // when it has not after polls * poll interval + kMargin.
+  void wait_for_polls(std::size_t polls) const;
   // Starts the agent on the last config written (the base one if none) and waits for agent_started.
   AgentProcess& start_agent(std::vector<std::string> extra_args = {});
   AgentProcess& agent() { return *agent_; }
@@ -99,7 +120,11 @@ class AgentScenario {
   std::unique_ptr<ImdsEmulatorProcess> emulator_;
   std::unique_ptr<AgentProcess> agent_;
   std::filesystem::path config_;
+  boost::json::object config_json_;
 };
+
+// The time left until `t` (zero when past) plus kMargin.
+std::chrono::milliseconds until(WallTime t);
 
 // Polls `done` every 20 ms until it is true (true) or `limit` passes (false).
 bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit);

@@ -91,8 +91,8 @@ BOOST_AUTO_TEST_CASE(retries_a_nodetool_sim_fault_with_times) {
   options.call_log = dir.file("calls.jsonl");
   auto cluster = cla::make_sim_cluster(options, 1700000000);
   find_node(cluster, "127.0.1.1")->node->faults["disablebinary"] = cla::SimFault{
-      1, "", "nodetool: Failed to connect to '127.0.1.1:7199' - ConnectException: 'Connection refused'.\n", 0,
-      2};
+      1, "", "nodetool: Failed to connect to '127.0.1.1:7199' - ConnectException: 'Connection refused'.\n",
+      0, 2,  std::nullopt};
   const std::string file = dir.file("cluster.json");
   cla::test::write_text(file, cla::serialize_sim_cluster(cluster));
 

@@ -160,9 +160,9 @@ BOOST_FIXTURE_TEST_CASE(faults_apply_then_clear, SimCluster) {
   auto cluster = model();
   auto& node = *find_node(cluster, "127.0.1.3")->node;
   node.faults["drain"] =
-      cla::SimFault{2, "", "error: Error occurred during flushing\n-- StackTrace --\n", 0, 1};
-  node.faults["statusgossip"] = cla::SimFault{std::nullopt, "", "", 300, std::nullopt};
-  node.faults["*"] = cla::SimFault{1, "", "", 0, 1};
+      cla::SimFault{2, "", "error: Error occurred during flushing\n-- StackTrace --\n", 0, 1, std::nullopt};
+  node.faults["statusgossip"] = cla::SimFault{std::nullopt, "", "", 300, std::nullopt, std::nullopt};
+  node.faults["*"] = cla::SimFault{1, "", "", 0, 1, std::nullopt};
   save(cluster);
 
   const auto first_info = call("127.0.1.3", "info");  // "*" once

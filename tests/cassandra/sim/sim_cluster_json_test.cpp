@@ -49,8 +49,8 @@ BOOST_AUTO_TEST_CASE(round_trip) {
   auto& node = cluster.datacenters[0].racks[1].nodes[0];
   node.drained = true;
   node.ring_state = 'L';
-  node.faults["*"] = cla::SimFault{2, "out\n", "err \"quoted\"\n", 5, 3};
-  node.faults["drain"] = cla::SimFault{std::nullopt, "", "", 100, std::nullopt};
+  node.faults["*"] = cla::SimFault{2, "out\n", "err \"quoted\"\n", 5, 3, std::nullopt};
+  node.faults["drain"] = cla::SimFault{std::nullopt, "", "", 100, std::nullopt, 9};
   cluster.ownership_unavailable = true;
   const std::string text = cla::serialize_sim_cluster(cluster);
   const auto parsed = cla::parse_sim_cluster(text);
@@ -91,8 +91,10 @@ BOOST_AUTO_TEST_CASE(errors_name_the_key_path) {
   BOOST_TEST(error_of(one_node(R"("host_id": "x")")) == "datacenters[0].racks[0].nodes[1].address: missing");
   BOOST_TEST(error_of(one_node(R"("address": "10.0.0.2", "ring_state": "Q")")).find("ring_state") !=
              std::string::npos);
-  BOOST_TEST(error_of(one_node(R"("address": "10.0.0.2", "faults": {"drain": {"exit_code": 0}})")) ==
-             "datacenters[0].racks[0].nodes[1].faults.drain.exit_code: expected an integer from 1 to 255");
+  BOOST_TEST(error_of(one_node(R"("address": "10.0.0.2", "faults": {"drain": {"exit_code": 256}})")) ==
+             "datacenters[0].racks[0].nodes[1].faults.drain.exit_code: expected an integer from 0 to 255");
+  BOOST_TEST(error_of(one_node(R"("address": "10.0.0.2", "faults": {"drain": {"signal": 0}})")) ==
+             "datacenters[0].racks[0].nodes[1].faults.drain.signal: expected an integer from 1 to 31");
   BOOST_TEST(
       error_of(one_node(R"("address": "10.0.0.2", "faults": {"drain": {"times": 0}})")).find("times") !=
       std::string::npos);

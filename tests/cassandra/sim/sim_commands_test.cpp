@@ -105,7 +105,7 @@ BOOST_FIXTURE_TEST_CASE(usage_errors_go_to_stdout_with_exit_1, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(faults_count_down_and_disappear, Fixture) {
-  node().faults["disablegossip"] = cla::SimFault{2, "", "error: boom\n", 0, 2};
+  node().faults["disablegossip"] = cla::SimFault{2, "", "error: boom\n", 0, 2, std::nullopt};
   for (int i = 0; i < 2; ++i) {
     const auto fault = cla::take_fault(node(), "disablegossip");
     BOOST_REQUIRE(fault.has_value());
@@ -117,8 +117,8 @@ BOOST_FIXTURE_TEST_CASE(faults_count_down_and_disappear, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(wildcard_faults_spare_lifecycle_commands, Fixture) {
-  node().faults["*"] = cla::SimFault{1, "", "", 0, std::nullopt};
-  node().faults["statusbinary"] = cla::SimFault{std::nullopt, "", "", 250, std::nullopt};
+  node().faults["*"] = cla::SimFault{1, "", "", 0, std::nullopt, std::nullopt};
+  node().faults["statusbinary"] = cla::SimFault{std::nullopt, "", "", 250, std::nullopt, std::nullopt};
   BOOST_TEST(cla::take_fault(node(), "drain").has_value());
   BOOST_TEST(cla::take_fault(node(), "drain").has_value());  // no "times": forever
   BOOST_TEST(!cla::take_fault(node(), "restart").has_value());
@@ -130,15 +130,15 @@ BOOST_FIXTURE_TEST_CASE(wildcard_faults_spare_lifecycle_commands, Fixture) {
 }
 
 BOOST_AUTO_TEST_CASE(fault_replies_default_to_nodetool_like_text) {
-  const auto usage = cla::fault_reply(cla::SimFault{1, "", "", 0, std::nullopt});
+  const auto usage = cla::fault_reply(cla::SimFault{1, "", "", 0, std::nullopt, std::nullopt});
   BOOST_TEST(usage.exit_code == 1);
   BOOST_TEST(usage.out.starts_with("nodetool: injected fault"));
   BOOST_TEST(usage.err.empty());
-  const auto crash = cla::fault_reply(cla::SimFault{2, "", "", 0, std::nullopt});
+  const auto crash = cla::fault_reply(cla::SimFault{2, "", "", 0, std::nullopt, std::nullopt});
   BOOST_TEST(crash.exit_code == 2);
   BOOST_TEST(crash.err.starts_with("error: injected fault"));
-  const auto given =
-      cla::fault_reply(cla::SimFault{1, "partial\n", "nodetool: Failed to connect to 'x'\n", 0, 1});
+  const auto given = cla::fault_reply(
+      cla::SimFault{1, "partial\n", "nodetool: Failed to connect to 'x'\n", 0, 1, std::nullopt});
   BOOST_TEST(given.out == "partial\n");
   BOOST_TEST(given.err == "nodetool: Failed to connect to 'x'\n");
 }
