@@ -5,6 +5,7 @@
 #include <ostream>
 #include <vector>
 
+#include "imds/emulator/emulator_events.hpp"
 #include "imds/emulator/emulator_options.hpp"
 
 namespace cla {
@@ -13,6 +14,7 @@ struct EmulatorConfig {
   std::vector<VmOption> vms;
   ListenAddress admin;
   std::chrono::milliseconds first_call_delay{0};
+  SharedApproval shared_approval = SharedApproval::any;
 };
 
 // Binds every listener, writes one JSON line per listener to `announce` (then flushes):
