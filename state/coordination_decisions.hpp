@@ -4,6 +4,7 @@
 
 #include <boost/json/object.hpp>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ namespace cla {
 enum class MemberPhase { serving, draining, drained, restoring };
 std::string_view to_string(MemberPhase phase);
 std::optional<MemberPhase> member_phase_from(std::string_view text);
+std::ostream& operator<<(std::ostream& os, MemberPhase phase);
 
 // <prefix>/members/<vm>: bound to the agent's lease, so it disappears when the agent is gone.
 struct MemberRecord {

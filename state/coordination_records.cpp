@@ -81,6 +81,10 @@ std::optional<MemberPhase> member_phase_from(std::string_view text) {
   return std::nullopt;
 }
 
+std::ostream& operator<<(std::ostream& os, MemberPhase phase) {
+  return os << to_string(phase);
+}
+
 json::object to_json(const MemberRecord& m) {
   return {{"vm", m.vm},
           {"fault_domain", m.fault_domain},
