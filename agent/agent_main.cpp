@@ -49,6 +49,7 @@ int main(int argc, char** argv) try {
     l->request_stop("work ended");
   }(daemon, &life));
   const int exit_code = life.run();
+  daemon->finish(std::chrono::seconds(3));  // coordinated mode: revoke the etcd lease
   cla::shutdown_logging();
   return exit_code;
 } catch (const std::exception& e) {
