@@ -31,22 +31,23 @@ std::vector<json::object> json_lines(const std::filesystem::path& file) {
   return lines;
 }
 
-std::vector<EmulatorVm> vm_list(int vms) {
+std::vector<EmulatorVm> vm_list(int vms, int per_rack) {
   std::vector<EmulatorVm> out;
-  for (int i = 0; i < vms; ++i) out.push_back({"vm" + std::to_string(i), i});
+  for (int i = 0; i < vms; ++i) out.push_back({"vm" + std::to_string(i), i / per_rack});
   return out;
 }
 
 }  // namespace
 
-CoordinatedFleet::CoordinatedFleet(int vms, bool coordinated, std::vector<std::string> emulator_args)
-    : vms_(vms), coordinated_(coordinated), agents_(static_cast<std::size_t>(vms)) {
+CoordinatedFleet::CoordinatedFleet(int vms, bool coordinated, int per_rack,
+                                   std::vector<std::string> emulator_args)
+    : vms_(vms), per_rack_(per_rack), coordinated_(coordinated), agents_(static_cast<std::size_t>(vms)) {
   if (coordinated_) etcd_ = std::make_unique<EtcdCluster>();
-  emulator_ = std::make_unique<ImdsEmulatorProcess>(vm_list(vms), std::move(emulator_args));
-  const CommandOutcome init =
-      run_blocking(run_command({nodetool_sim_path(), "--init-cluster", cluster_file(), "--dcs", "dc1",
-                                "--racks", "3", "--nodes-per-rack", "1", "--base-address", "127.0.1."},
-                               10s));
+  emulator_ = std::make_unique<ImdsEmulatorProcess>(vm_list(vms, per_rack), std::move(emulator_args));
+  const CommandOutcome init = run_blocking(
+      run_command({nodetool_sim_path(), "--init-cluster", cluster_file(), "--dcs", "dc1", "--racks", "3",
+                   "--nodes-per-rack", std::to_string(per_rack), "--base-address", "127.0.1."},
+                  10s));
   if (!init.ok()) throw std::runtime_error("nodetool-sim --init-cluster: " + init.summary());
   for (int i = 0; i < vms; ++i) std::filesystem::create_directories(dir(i));
   ::setenv("CLA_BOOT_ID_FILE", (dir_.path / "boot_id").c_str(), 1);
@@ -84,7 +85,7 @@ void CoordinatedFleet::start(int vm) {
   json::object config{
       {"imds",
        {{"endpoint", emulator_->vm_endpoint(name)}, {"poll_interval_ms", 250}, {"request_timeout_ms", 1000}}},
-      {"node", {{"resource_name", name}, {"fault_domain", vm}}},
+      {"node", {{"resource_name", name}, {"fault_domain", vm / per_rack_}}},
       {"cassandra",
        {{"nodetool", argv_json(sim_prefix(cluster_file(), node(vm)))},
         {"command_timeout_s", 10},
@@ -147,6 +148,10 @@ json::object CoordinatedFleet::wait_for(int vm, const std::string& msg, std::chr
       limit);
   BOOST_REQUIRE_MESSAGE(found, "vm" << vm << " logged no " << msg << " within " << limit.count() << " ms");
   return *found;
+}
+
+std::string CoordinatedFleet::sim_out(int vm, const std::string& subcommand) const {
+  return sim(cluster_file(), node(vm), subcommand).out;
 }
 
 bool CoordinatedFleet::node_restored(int vm) const {

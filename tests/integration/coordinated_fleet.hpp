@@ -1,6 +1,7 @@
 // Integration-test scaffolding for coordinated mode: a 3-member etcd (when coordinated), an imds-emulator
-// serving vm0..vmN-1 (vm i in fault domain i), a nodetool-sim cluster of 3 racks with one node each (vm i's
-// node 127.0.1.(i+1) in rack i+1), and one agent per VM with its own dir, config and log.
+// serving vm0..vmN-1, a nodetool-sim cluster of 3 racks with `per_rack` nodes each (vm i's node is
+// 127.0.1.(i+1), in rack i/per_rack+1, fault domain i/per_rack), and one agent per VM with its own dir,
+// config and log.
 //
 //   cla::test::CoordinatedFleet fleet(2, true);
 //   fleet.start_all();
@@ -24,7 +25,7 @@ namespace cla::test {
 
 class CoordinatedFleet {
  public:
-  CoordinatedFleet(int vms, bool coordinated, std::vector<std::string> emulator_args = {});
+  CoordinatedFleet(int vms, bool coordinated, int per_rack = 1, std::vector<std::string> emulator_args = {});
   ~CoordinatedFleet();
 
   ImdsEmulatorProcess& emulator() { return *emulator_; }
@@ -41,7 +42,9 @@ class CoordinatedFleet {
   void start(int vm);
   void start_all();
   void kill(int vm);  // SIGKILL
-  int stop(int vm);   // SIGTERM; the exit code
+  // nodetool-sim SUBCOMMAND on vm's node (e.g. "info"): its stdout.
+  std::string sim_out(int vm, const std::string& subcommand) const;
+  int stop(int vm);  // SIGTERM; the exit code
 
   std::vector<boost::json::object> log(int vm, const std::string& msg,
                                        const std::string& event_id = "") const;
@@ -54,6 +57,7 @@ class CoordinatedFleet {
   std::string cluster_file() const { return (dir_.path / "cluster.json").string(); }
 
   int vms_;
+  int per_rack_;
   bool coordinated_;
   AgentTempDir dir_;
   std::unique_ptr<EtcdCluster> etcd_;

@@ -82,8 +82,7 @@ BOOST_AUTO_TEST_CASE(coordinated_exactly_one_drains_and_the_other_waits_for_its_
       cla::test::wait_until([&] { return fleet.etcd().get_prefix(CoordinatedFleet::kDrains).empty(); }, 5s));
   BOOST_TEST(fleet.stop(0) == 0);
   BOOST_TEST(fleet.stop(1) == 0);
-  BOOST_TEST(fleet.etcd().get_prefix(CoordinatedFleet::kMembers).empty(),
-             "SIGTERM revokes the member lease");
+  BOOST_TEST(fleet.etcd().get_prefix(CoordinatedFleet::kMembers).empty(), "SIGTERM revokes the member lease");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
