@@ -154,6 +154,13 @@ std::string CoordinatedFleet::sim_out(int vm, const std::string& subcommand) con
   return sim(cluster_file(), node(vm), subcommand).out;
 }
 
+json::object CoordinatedFleet::fleet_json(int vm) const {
+  const AgentRun run =
+      run_agent({"fleet", "--config", (dir(vm) / "config.json").string(), "--json"}, dir(vm));
+  BOOST_REQUIRE_MESSAGE(run.exit_code == 0, "fleet failed: " << run.err);
+  return json::parse(run.out).as_object();
+}
+
 bool CoordinatedFleet::node_restored(int vm) const {
   auto running = [&](const char* sub) {
     const CommandOutcome out = sim(cluster_file(), node(vm), sub);

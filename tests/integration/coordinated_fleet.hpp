@@ -51,6 +51,9 @@ class CoordinatedFleet {
   boost::json::object wait_for(int vm, const std::string& msg, std::chrono::milliseconds limit,
                                const std::string& event_id = "") const;
   bool node_restored(int vm) const;
+  // `cassandra-lifecycle-agent fleet --config <vm's config> --json`: its parsed output (fails the test on a
+  // non-zero exit).
+  boost::json::object fleet_json(int vm) const;
 
  private:
   std::filesystem::path dir(int vm) const { return dir_.path / ("vm" + std::to_string(vm)); }

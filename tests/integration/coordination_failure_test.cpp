@@ -45,11 +45,17 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
   fleet.wait_for(0, "drain_completed", 10s, id);
   fleet.kill(0);
   BOOST_TEST(has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")), "the record outlives the agent");
+  const auto view = fleet.fleet_json(0);  // the record, the event pending with vm0 drained for it
+  BOOST_TEST_REQUIRE(view.at("drains").as_array().size() == 1u, boost::json::serialize(view));
+  BOOST_TEST(view.at("drains").as_array()[0].at("vm").as_string() == "vm0");
+  BOOST_TEST(view.at("events_source").as_string() == "imds");
+  BOOST_TEST_REQUIRE(view.at("events").as_array().size() == 1u);
+  BOOST_TEST(view.at("events").as_array()[0].at("resources") == boost::json::array{"vm0"});
   fleet.start(0);
   fleet.wait_for(0, "restore_completed", 20s);
   BOOST_TEST(fleet.node_restored(0));
-  BOOST_TEST(
-      cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); }, 5s));
+  BOOST_TEST(cla::test::wait_until(
+      [&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); }, 5s));
 }
 
 BOOST_AUTO_TEST_CASE(a_stale_record_is_not_counted_and_is_deleted_by_the_admission) {
@@ -78,8 +84,8 @@ BOOST_AUTO_TEST_CASE(an_etcd_member_killed_mid_drain_stalls_nothing) {
   fleet.etcd().kill(fleet.etcd().leader());
   fleet.wait_for(0, "restore_completed", 15s);
   BOOST_TEST(fleet.log(0, "coordination_unavailable").empty());
-  BOOST_TEST(
-      cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); }, 10s));
+  BOOST_TEST(cla::test::wait_until(
+      [&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); }, 10s));
 }
 
 BOOST_AUTO_TEST_CASE(etcd_down_local_gate_drains_on_the_nodetool_gate_alone) {
