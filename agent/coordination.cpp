@@ -15,10 +15,6 @@ namespace {
 
 constexpr int kAdmissionAttempts = 3;  // a transaction beaten by another agent's is read and tried again
 
-std::string failure_text(const EtcdFailure& f) {
-  return describe(f);
-}
-
 asio::awaitable<void> sleep_for(asio::any_io_executor ex, std::chrono::milliseconds d) {
   asio::steady_timer t(ex, d);
   boost::system::error_code ec;
@@ -69,8 +65,7 @@ Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& con
   handlers.granted = [this](std::int64_t lease) {
     log_line(LogLevel::info, "coordination_lease_granted",
              {{"lease", lease}, {"key", keys_.member(self_.vm)}});
-    set_member(self_.phase, self_.events);
-    member_dirty_ = true;
+    member_dirty_ = true;  // a new lease: the member key is put under it
     if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
   };
   handlers.lost = [this](std::int64_t lease) {
@@ -78,7 +73,7 @@ Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& con
   };
   handlers.failed = [](const EtcdFailure& f, std::chrono::milliseconds retry_in) {
     log_line(LogLevel::debug, "coordination_keepalive_failed",
-             {{"detail", failure_text(f)}, {"retry_in_ms", retry_in.count()}});
+             {{"detail", describe(f)}, {"retry_in_ms", retry_in.count()}});
   };
   keeper_ = std::make_unique<EtcdLeaseKeeper>(ex, *lease_client_, config.lease_ttl_s, std::move(handlers));
 }
@@ -116,7 +111,7 @@ asio::awaitable<void> Coordinator::write_member() {
     auto put = co_await client_->put(EtcdPut(keys_.member(self_.vm), value, lease));
     if (!put) {
       member_dirty_ = true;
-      log_line(LogLevel::debug, "coordination_member_write_failed", {{"detail", failure_text(put.error())}});
+      log_line(LogLevel::debug, "coordination_member_write_failed", {{"detail", describe(put.error())}});
       co_await sleep_for(ex_, 1s);
     }
   }
@@ -138,12 +133,12 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   const std::string value = boost::json::serialize(to_json(record));
   if (unconditional) {
     auto put = co_await client_->put(EtcdPut(own_key, value));
-    if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, failure_text(put.error()), {}};
+    if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}};
     co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}};
   }
   for (int attempt = 1; attempt <= kAdmissionAttempts; ++attempt) {
     auto snap = co_await read_snapshot(*client_, keys_);
-    if (!snap) co_return AdmissionOutcome{CoordinationResult::unavailable, failure_text(snap.error()), {}};
+    if (!snap) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}};
     AdmissionInput in;
     in.vm = self_.vm;
     in.datacenter = self_.datacenter;
@@ -165,7 +160,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(keys_.drain(stale.vm)));
     std::vector<EtcdOp> failure;
     auto txn = co_await client_->txn(std::move(compare), std::move(success), std::move(failure));
-    if (!txn) co_return AdmissionOutcome{CoordinationResult::unavailable, failure_text(txn.error()), {}};
+    if (!txn) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(txn.error()), {}};
     if (txn->succeeded) {
       for (const auto& stale : verdict.stale)
         log_line(LogLevel::warning, "stale_drain_record_removed",
@@ -183,7 +178,7 @@ asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
                                                            std::vector<std::string> resources,
                                                            bool wait_for_unregistered) {
   auto snap = co_await read_snapshot(*client_, keys_);
-  if (!snap) co_return SharedOutcome{CoordinationResult::unavailable, failure_text(snap.error()), "", {}, {}};
+  if (!snap) co_return SharedOutcome{CoordinationResult::unavailable, describe(snap.error()), "", {}, {}};
   SharedApprovalInput in;
   in.vm = self_.vm;
   in.event_id = std::move(event_id);
@@ -212,7 +207,7 @@ asio::awaitable<void> Coordinator::release() {
       co_return;
     }
     log_line(LogLevel::warning, "drain_record_removal_failed",
-             {{"detail", failure_text(deleted.error())}, {"retry_in_s", delay.count()}});
+             {{"detail", describe(deleted.error())}, {"retry_in_s", delay.count()}});
     co_await sleep_for(ex_, delay);
   }
 }
@@ -224,9 +219,8 @@ asio::awaitable<void> Coordinator::shutdown() {
   const std::int64_t lease = keeper_->lease();
   if (lease == 0) co_return;
   auto revoked = co_await client_->lease_revoke(lease);
-  log_line(
-      revoked ? LogLevel::info : LogLevel::warning, "coordination_lease_revoked",
-      {{"lease", lease}, {"ok", revoked.ok()}, {"detail", revoked ? "" : failure_text(revoked.error())}});
+  log_line(revoked ? LogLevel::info : LogLevel::warning, "coordination_lease_revoked",
+           {{"lease", lease}, {"ok", revoked.ok()}, {"detail", revoked ? "" : describe(revoked.error())}});
 }
 
 }  // namespace cla
