@@ -47,6 +47,20 @@ coordination_json() {
   printf '%s\n' "${etcd_endpoints[@]}" | jq -R . | jq -s '{etcd_endpoints: ., cluster: "demo", lease_ttl_s: 5}'
 }
 
+# name, EventId: remembered with the event's NotBefore (Unix seconds) for coordinated_summary.
+note_fd_event() { printf '%s\t%s\t%s\n' "$1" "$2" "$(event_field "$2" not_before)" >>"$work/fd_events.tsv"; }
+
+# The fault-domain events list 3 VMs. Uncoordinated, approve_shared_events false keeps them unapproved (the
+# emulator's --shared-approval any would start them for all 3 at the first approval): they start at
+# NotBefore. Coordinated, each is approved once, by its first VM, when all three are drained.
+check_approval_count() {
+  if ((coordinated)); then
+    (($1 == 5)) || failures+=("expected 5 approvals (one per fault-domain event, by its first listed VM; the short Freeze; the user Reboot), got $1")
+  else
+    (($1 == 2)) || failures+=("expected 2 approvals (the short Freeze, the user Reboot; the fault-domain events list 3 VMs each and are not approved), got $1")
+  fi
+}
+
 # For each fault-domain event ($work/fd_events.tsv: name, EventId, NotBefore as Unix seconds): how much
 # earlier than NotBefore it ended (its event_removed), and that no listed VM was started before every listed
 # VM had logged drain_completed for it (the approval is what starts a shared event). Appends to failures.
