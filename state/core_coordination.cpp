@@ -60,6 +60,11 @@ Actions Core::on_admission(const AdmissionOutcome& outcome, WallTime now) {
     }
   }
   advance(now, out);
+  // Admitted, but no drain took it (the event went while etcd answered): the record must not hold a rack.
+  if (admission_ == CoordinationResult::allowed && !state_.node.out_of_service) {
+    admission_.reset();
+    out.push_back(ReleaseDrain{});
+  }
   // Like a "safe" verdict, an admission is used at once or asked again: the event may be gone.
   if (safety_ == Safety::safe && !admission_in_flight_) safety_ = Safety::unknown;
   return out;

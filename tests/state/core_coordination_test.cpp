@@ -217,4 +217,15 @@ BOOST_AUTO_TEST_CASE(start_with_the_node_in_service_releases_a_leftover_record) 
   BOOST_TEST(all_of<ReleaseDrain>(started_core().start(StartupInfo{}, T0)).empty());  // uncoordinated
 }
 
+BOOST_AUTO_TEST_CASE(an_admission_no_drain_takes_is_released) {
+  Core core = started_core(coordinated());
+  core.on_document(doc(2, {kFreeze}), T0);
+  BOOST_TEST(all_of<CheckSafety>(core.on_timer(kDrainAt)).size() == 1u);
+  BOOST_TEST(all_of<Admit>(core.on_safety(SafetyResult{true, "ok", {}}, kDrainAt)).size() == 1u);
+  core.on_document(doc(3, {}), kDrainAt);  // cancelled while etcd answers
+  const Actions a = core.on_admission(AdmissionOutcome{}, kDrainAt);
+  BOOST_TEST(steps(a).empty());
+  BOOST_TEST(all_of<ReleaseDrain>(a).size() == 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
