@@ -9,6 +9,7 @@
 #include "agent/config.hpp"
 #include "agent/daemon.hpp"
 #include "agent/daemon_life.hpp"
+#include "agent/fleet_command.hpp"
 #include "agent/json_pretty.hpp"
 #include "agent/log.hpp"
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) try {
     std::cerr << config.error().message << '\n';
     return cla::kExitUsage;
   }
+  if (cli->action == cla::CliAction::fleet) return cla::run_fleet(*config, cli->json, std::cout, std::cerr);
   if (cli->action == cla::CliAction::check) {
     std::cout << cla::pretty_json(cla::config_to_json(*config)) << '\n';
     return cla::kExitClean;
@@ -53,6 +55,7 @@ int main(int argc, char** argv) try {
   }(daemon.get(), &life));
   const int exit_code = life.run();
   life.finish_cancelled_work();
+  daemon->finish(std::chrono::seconds(3));  // coordinated mode: revoke the etcd lease
   cla::shutdown_logging();
   return exit_code;
 } catch (const std::exception& e) {

@@ -23,7 +23,33 @@ po::options_description option_descriptions() {
 
 }  // namespace
 
+// `fleet --config FILE [--json]`: what etcd knows of the cluster's agents (SPEC 9).
+Result<CliOptions> parse_fleet(int argc, char** argv) {
+  po::options_description options;
+  options.add_options()("config", po::value<std::string>())("json", "");
+  po::variables_map vm;
+  try {
+    const int style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(argc - 1, argv + 1)
+                  .options(options)
+                  .positional(po::positional_options_description{})
+                  .style(style)
+                  .run(),
+              vm);
+  } catch (const po::error& e) {
+    return make_error(std::string("fleet: ") + e.what());
+  }
+  CliOptions out;
+  out.action = CliAction::fleet;
+  out.json = vm.count("json") > 0;
+  if (!vm.count("config") || vm["config"].as<std::string>().empty())
+    return make_error("fleet: missing --config FILE (its coordination.* section names etcd and the cluster)");
+  out.config_path = vm["config"].as<std::string>();
+  return out;
+}
+
 Result<CliOptions> parse_cli(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "fleet") return parse_fleet(argc, argv);
   po::variables_map vm;
   try {
     // No guessing: "--conf" must not silently mean "--config".
@@ -69,6 +95,9 @@ before the impact, drains the node (when the cluster can spare it), approves the
 Usage:
   cassandra-lifecycle-agent --config FILE [--dry-run]   run until SIGTERM/SIGINT, then exit 0
   cassandra-lifecycle-agent --config FILE --check       validate, print the effective config, exit 0
+  cassandra-lifecycle-agent fleet --config FILE [--json]
+                                 coordinated mode: every agent's member key, every recorded drain, and per
+                                 pending event which listed VMs are drained (read from etcd and IMDS)
   cassandra-lifecycle-agent --help | --version
 
 )" << option_descriptions()

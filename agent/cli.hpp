@@ -11,12 +11,13 @@ inline constexpr int kExitClean = 0;  // clean stop, or --check/--help/--version
 inline constexpr int kExitFatal = 1;  // fatal runtime error
 inline constexpr int kExitUsage = 2;  // usage or configuration error
 
-enum class CliAction { run, check, help, version };
+enum class CliAction { run, check, help, version, fleet };
 
 struct CliOptions {
   CliAction action = CliAction::run;
   std::string config_path;  // set for run and check
   bool dry_run = false;
+  bool json = false;  // fleet --json
 };
 
 // A usage error is one line saying what is wrong (the caller adds "try --help").

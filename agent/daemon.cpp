@@ -73,6 +73,8 @@ asio::awaitable<int> Daemon::run() {
   policy.approve_shared_events = config_.policy.approve_shared_events;
   policy.flush_before_restart = config_.policy.flush_before_restart;
   policy.has_restart_command = !config_.cassandra.restart_command.empty();
+  if (!start_coordination(policy)) co_return 1;
+  if (coordinator_) co_await read_identity();
   core_.emplace(policy, std::move(loaded->state));
   execute(core_->start(info, WallClock::now()));
 

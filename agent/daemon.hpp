@@ -7,9 +7,11 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "agent/config.hpp"
+#include "agent/coordination.hpp"
 #include "agent/metrics.hpp"
 #include "agent/notification.hpp"
 #include "cassandra/nodetool_runner.hpp"
@@ -33,6 +35,8 @@ class Daemon {
   // Runs until stop(); returns the process exit code (0 clean stop, 1 fatal runtime error).
   boost::asio::awaitable<int> run();
   void stop();
+  // After the io_context stopped: revoke the etcd lease (coordinated mode), running `io` for at most `limit`.
+  void finish(std::chrono::milliseconds limit);
 
  private:
   // start-up (daemon_startup.cpp)
@@ -53,6 +57,12 @@ class Daemon {
   boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline);
   boost::asio::awaitable<StepOutcome> confirm_restored();
   boost::asio::awaitable<void> approve(std::string event_id);
+  // coordinated mode (daemon_coordination.cpp)
+  bool start_coordination(CorePolicy& policy);
+  boost::asio::awaitable<void> read_identity();
+  boost::asio::awaitable<void> admit(Admit admit);
+  boost::asio::awaitable<void> check_shared(std::string event_id);
+  void sync_member();
   void notify(const Notify& notification);
   boost::asio::awaitable<void> run_hooks();
   boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand);
@@ -70,6 +80,8 @@ class Daemon {
   NodetoolRunner nodetool_;
   StateStore store_;
   std::optional<Core> core_;
+  std::unique_ptr<Coordinator> coordinator_;
+  std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
   Metrics metrics_;
   std::shared_ptr<HttpEndpoint> http_;
   boost::asio::steady_timer poll_timer_;

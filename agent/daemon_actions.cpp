@@ -65,8 +65,15 @@ void Daemon::execute(Actions actions) {
       spawn(run_step(*step), "run_step");
     } else if (auto* n = std::get_if<Notify>(&action)) {
       notify(*n);
+    } else if (auto* a = std::get_if<Admit>(&action)) {
+      spawn(admit(*a), "admit");
+    } else if (auto* c = std::get_if<CheckSharedApproval>(&action)) {
+      spawn(check_shared(c->event_id), "check_shared_approval");
+    } else if (std::holds_alternative<ReleaseDrain>(action)) {
+      if (coordinator_) spawn(coordinator_->release(), "release_drain");
     }
   }
+  sync_member();
   metrics_.set_node_drained(core_->state().node.out_of_service);
   rearm_timer();
 }
@@ -119,6 +126,10 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
               {"configured_rack", configured},
               {"cassandra_rack", self->rack},
               {"note", "the gate uses the rack nodetool reports"}});
+  up_host_ids_.clear();
+  for (const auto& row : cluster->rows)
+    if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
+  if (coordinator_) coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
   const SafetyVerdict v = evaluate_safety(*cluster, *self, config_.topology.replication_factor);
   co_return SafetyResult{v.safe, v.reason, v.down_racks};
 }

@@ -3,7 +3,9 @@
 # 9-node 3-rack Cassandra cluster, and 9 agents (one per VM) live through a rolling maintenance wave.
 # Prints a live view once a second, then a summary; exits non-zero when an invariant broke (more racks
 # down than RF allows, a node left drained, an unexpected error line, an agent that died or stopped badly).
-# Usage: scripts/demo.sh [--no-build] [--bin-dir DIR]   (or DEMO_BIN_DIR=DIR; DEMO_KEEP=1 keeps the work dir)
+# Usage: scripts/demo.sh [--no-build] [--bin-dir DIR] [--coordinated]   (or DEMO_BIN_DIR=DIR; DEMO_KEEP=1 keeps
+# the work dir). --coordinated: the agents coordinate through a 3-member etcd and approve the fault-domain events
+# once their three VMs are drained (the emulator plays Azure's documented --shared-approval any).
 #        scripts/demo.sh --real [...]   the same game day on a real 3-node Cassandra 5.0 cluster (demo_real.sh)
 set -euo pipefail
 export LC_ALL=C
@@ -13,6 +15,7 @@ for arg in "$@"; do
   [[ $arg != --real ]] || exec "$root/scripts/demo_real.sh" "$@"
 done
 build=1
+coordinated=0
 bin_dir=${DEMO_BIN_DIR:-$root/build/bin}
 while (($#)); do
   case $1 in
@@ -22,7 +25,8 @@ while (($#)); do
       bin_dir=$2
       shift
       ;;
-    -h | --help) sed -n '2,7s/^# \{0,1\}//p' "$0" && exit 0 ;;
+    --coordinated) coordinated=1 ;;
+    -h | --help) sed -n '2,9s/^# \{0,1\}//p' "$0" && exit 0 ;;
     *) echo "demo.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -69,6 +73,7 @@ cleanup() {
     for p in "${agent_pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   fi
   if [[ -n $emulator_pid ]]; then kill -TERM "$emulator_pid" 2>/dev/null || true; fi
+  stop_etcd
   wait 2>/dev/null || true
   if ((status != 0)) || [[ ${DEMO_KEEP:-0} == 1 ]]; then
     echo "logs kept in $work (agents/vmN/agent.jsonl, emulator.out, cluster.json, nodetool-calls.jsonl)"
@@ -84,6 +89,8 @@ trap 'exit 143' TERM
 
 # shellcheck source=scripts/demo_view.sh
 source "$root/scripts/demo_view.sh"
+# shellcheck source=scripts/demo_coordination.sh
+source "$root/scripts/demo_coordination.sh"
 die() { echo "demo.sh: $*" >&2; exit 1; }
 
 # ---- the emulator: 9 VMs, 3 fault domains -------------------------------------------------------------
@@ -103,6 +110,12 @@ admin=http://$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.ou
 "$sim_bin" --init-cluster "$cluster" --dcs dc1 --racks 3 --nodes-per-rack 3 --base-address 127.0.1. \
   --call-log "$work/nodetool-calls.jsonl" >/dev/null
 
+coordination='{}'
+if ((coordinated)); then
+  start_etcd
+  coordination=$(coordination_json)
+fi
+
 # ---- 9 agents, each with its own config; identity and fault domain come from IMDS discovery ------------
 for ((i = 0; i < vms; i++)); do
   vm=vm$i
@@ -111,16 +124,18 @@ for ((i = 0; i < vms; i++)); do
   address=$(jq -r --arg vm "$vm" 'select(.vm==$vm) | .address' "$work/emulator.out")
   jq -n --arg endpoint "http://$address" --arg sim "$sim_bin" --arg cluster "$cluster" \
     --arg node "127.0.1.$((i + 1))" --arg dir "$dir" --argjson poll "$poll_ms" \
-    --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" '{
+    --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" \
+    --argjson coordination "$coordination" '{
       imds: {endpoint: $endpoint, poll_interval_ms: $poll, request_timeout_ms: 2000},
       node: {resource_name: "", fault_domain: -1},
       cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: 10,
                   restart_command: [$sim, "--cluster", $cluster, "--node", $node, "restart"]},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
-      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: true},
+      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: false},
       state_file: ($dir + "/state.json"),
       log: {file: ($dir + "/agent.jsonl"), level: "info"},
-      http: {listen: "127.0.0.1:0"}}' >"$dir/config.json"
+      http: {listen: "127.0.0.1:0"}} + (if $coordination == {} then {} else {coordination: $coordination} end)' \
+    >"$dir/config.json"
   "$agent_bin" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
   agent_pid[i]=$!
 done
@@ -179,10 +194,12 @@ wave() {
   # NotBefore = FD0's end + 6 s: the drain time (NotBefore - 8 s) falls while rack1 is still out, and rack1
   # is back (end + ~1 s) well before the forced drain (NotBefore - 2 s).
   nb=$((r0 + 6 - EPOCHSECONDS))
-  say "FD0 approved by all 3 agents and Started; FD1/rack2: platform Freeze (20 s) of vm3,vm4,vm5 created now," \
+  note_fd_event "FD0 Reboot" "$fd0"
+  say "FD0 Started (coordinated: approved once its 3 VMs drained; else at NotBefore); FD1/rack2: platform Freeze (20 s) of vm3,vm4,vm5 created now," \
     "NotBefore in $nb s: its drain time comes while rack1 is out, so expect unsafe_to_drain, then a drain"
   fd1=$(create_event '{"type":"Freeze","resources":["vm3","vm4","vm5"],"not_before_in_s":'"$nb"',"duration_s":20,"complete_after_s":'"$complete_after_s"'}')
   echo "$fd1" >"$work/event.fd1"
+  note_fd_event "FD1 Freeze" "$fd1"
   wait_until 30 "FD1 event Started" status_is "$fd1" Started
   sleep 2
   say "vm7: platform Freeze of 3 s (no impact: approved at once, no drain)"
@@ -194,6 +211,7 @@ wave() {
   nb=$((r1 + 18 - EPOCHSECONDS))
   say "FD2/rack3: platform Redeploy of vm6,vm7,vm8, NotBefore in $nb s (its drain comes 10 s after rack2 is due back)"
   fd2=$(create_event '{"type":"Redeploy","resources":["vm6","vm7","vm8"],"not_before_in_s":'"$nb"',"complete_after_s":'"$complete_after_s"'}')
+  note_fd_event "FD2 Redeploy" "$fd2"
   wait_until 40 "rack2 restored after FD1" rack_up rack2
   wait_until 10 "the no-impact Freeze gone" event_gone "$freeze"
   # The user Reboot skips the gate, so the driver must not start it once FD2's drain may have begun
@@ -272,7 +290,7 @@ for ((i = 0; i < vms; i++)); do
   ((dead[i])) && continue
   jq -e "$in_service" <<<"${states[i]}" >/dev/null 2>&1 || failures+=("agent vm$i's /state does not say its node is in service: $(jq -c .node <<<"${states[i]}" 2>/dev/null)")
   jq -e "$in_service" "$work/agents/vm$i/state.json" >/dev/null 2>&1 || failures+=("agent vm$i's state file does not say its node is in service")
-  jq -e 'select(.msg == "agent_stopped")' "$(agent_log "$i")" >/dev/null || failures+=("agent vm$i logged no agent_stopped")
+  jq -s -e 'any(.[]; .msg == "agent_stopped")' "$(agent_log "$i")" >/dev/null || failures+=("agent vm$i logged no agent_stopped")
 done
 # No error line is expected: every drain is safe or waits for safety (drain_forced_unsafe would be an error),
 # restart_command is configured (no restart_required), nodetool-sim does not fail (no nodetool_failed).
@@ -283,12 +301,13 @@ restores=$(count_msg restore_completed)
 unsafe=$(count_msg unsafe_to_drain)
 ((drains == 10 && restores == 10)) || failures+=("expected 10 drains and 10 restores (3 per fault domain, 1 user reboot), got $drains and $restores")
 approved=$(jq length <<<"$approvals")
-((approved == 11)) || failures+=("expected 11 approvals (3 per fault domain, the short Freeze, the user Reboot), got $approved")
+check_approval_count "$approved"
 ((unsafe >= 1)) || failures+=("no agent waited on the safety gate (unsafe_to_drain), though FD1 was scheduled while rack1 was out")
 
 # ---- summary --------------------------------------------------------------------------------------------
 echo "== summary (the wave took ${wave_s} s)"
 print_summary "$approvals"
+if ((coordinated)); then coordinated_summary "$approvals"; fi
 echo "   total time: $(since "$demo_start") s (emulator, cluster and agents started, the wave, the checks)"
 if [[ -s $work/event.fd1 ]]; then
   echo "== follow one EventId (FD1's Freeze) across all 9 agents' logs:"

@@ -104,6 +104,8 @@ Actions Core::on_document(const EventsDocument& doc, WallTime now) {
 
   document_seen_ = true;
   if (safety_ == Safety::unsafe) safety_stale_ = true;  // unsafe: check again at every poll
+  admission_stale_ = true;                              // so is a refused or unavailable admission
+  shared_checked_.clear();                              // and a shared event not ready yet
   if (changed) out.push_back(Persist{});
   advance(now, out);
   return out;
@@ -176,6 +178,9 @@ void Core::on_removed(EventRecord& rec, Actions& out) {
   state_.node.drained_for.erase(key);
   approval_retry_at_.erase(key);
   approval_attempts_.erase(key);
+  shared_ready_.erase(key);
+  shared_logged_.erase(key);
+  admission_refused_logged_.erase(key);
   if (rec.notified_scheduled || rec.notified_start) state_.pending_ended.push_back(PendingEnded{rec.event});
 }
 
@@ -199,7 +204,7 @@ Actions Core::on_safety(const SafetyResult& result, WallTime now) {
   advance(now, out);
   // A "safe" answer is used at once or not at all: the event it was asked for may be gone (cancelled while
   // the check ran), and a later drain must ask the cluster again.
-  if (safety_ == Safety::safe) safety_ = Safety::unknown;
+  if (safety_ == Safety::safe && !admission_in_flight_) safety_ = Safety::unknown;
   return out;
 }
 
@@ -231,7 +236,9 @@ std::optional<WallTime> Core::next_wakeup(WallTime now) const {
     if (rec.event.status != EventStatus::scheduled) continue;
     if (rec.plan == EventPlan::platform_drain && !state_.node.drained_for.count(key) && !rec.drain_failed) {
       consider(drain_at(rec));
-      if (safety_ == Safety::unsafe) consider(forced_at(rec));
+      const bool etcd_holds = admission_refusal_ || (admission_ == CoordinationResult::unavailable &&
+                                                     policy_.hold_without_coordination);
+      if (safety_ == Safety::unsafe || etcd_holds) consider(forced_at(rec));
     }
   }
   for (const auto& [key, at] : approval_retry_at_) consider(at);

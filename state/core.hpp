@@ -4,9 +4,11 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "state/agent_state.hpp"
+#include "state/coordination_decisions.hpp"
 #include "state/core_io.hpp"
 
 namespace cla {
@@ -23,13 +25,19 @@ class Core {
   Actions on_safety(const SafetyResult& result, WallTime now);
   Actions on_step_done(Step step, const StepOutcome& outcome, WallTime now);
   Actions on_approval_done(const std::string& event_id, const ApprovalOutcome& outcome, WallTime now);
+  // Coordinated mode (SPEC 9): etcd's answers to Admit and CheckSharedApproval.
+  Actions on_admission(const AdmissionOutcome& outcome, WallTime now);
+  Actions on_shared_verdict(const std::string& event_id, const SharedOutcome& outcome, WallTime now);
 
   // The earliest instant after `now` at which the core wants on_timer; nullopt when nothing is timed.
   std::optional<WallTime> next_wakeup(WallTime now) const;
 
   const AgentState& state() const { return state_; }
   const CorePolicy& policy() const { return policy_; }
-  bool busy() const { return step_in_flight_.has_value() || safety_in_flight_; }
+  bool busy() const { return step_in_flight_.has_value() || safety_in_flight_ || admission_in_flight_; }
+  // What this agent's member key says (SPEC 9): its phase and the upper-case EventIds it is drained for.
+  MemberPhase member_phase() const;
+  std::vector<std::string> member_events() const;
   // The correlation fields of SPEC 2.4 (event_id, event_type, ..., document_incarnation) for an event.
   boost::json::object event_fields(const ScheduledEvent& event) const;
 
@@ -44,6 +52,10 @@ class Core {
   // drain (core_drain.cpp)
   bool drain_work(WallTime now, Actions& out);
   bool gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced);
+  bool local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced);
+  bool node_is_out() const {
+    return state_.node.out_of_service && state_.node.binary_disabled && state_.node.gossip_disabled;
+  }
   void begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out);
   std::optional<Step> next_drain_step(const EventRecord& rec) const;
   void drain_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
@@ -61,6 +73,11 @@ class Core {
   // approval (core_approval.cpp)
   void approval_work(WallTime now, Actions& out);
   bool wants_approval(EventRecord& rec, Actions& out);
+
+  // coordination (core_coordination.cpp)
+  bool admission_allows(EventRecord& rec, WallTime now, Actions& out, bool unconditional);
+  bool shared_approval_allows(EventRecord& rec, Actions& out);
+  void note_coordination(CoordinationResult result, const std::string& detail, WallTime now, Actions& out);
 
   void log(Actions& out, Severity severity, std::string msg, boost::json::object fields = {}) const;
   void log_event(Actions& out, Severity severity, std::string msg, const EventRecord& rec,
@@ -89,6 +106,19 @@ class Core {
   bool serving_checked_ = false;  // this restore asked whether the flushed node serves already
   bool restore_failure_logged_ = false;
   std::optional<WallTime> restore_retry_at_;
+
+  bool admission_in_flight_ = false;
+  std::optional<CoordinationResult> admission_;        // etcd's last verdict, until a drain uses it
+  bool admission_unconditional_ = false;               // the verdict answered an unconditional Admit
+  bool admission_stale_ = true;                        // ask again (a new poll came since the verdict)
+  std::optional<AdmissionOutcome> admission_refusal_;  // the last refusal, until an admission or a drain
+  std::set<std::string> admission_refused_logged_;
+  std::optional<WallTime> unavailable_logged_at_;  // coordination_unavailable, rate-limited
+  bool coordination_down_ = false;
+  std::optional<std::string> shared_in_flight_;
+  std::set<std::string> shared_ready_;                // shared events this agent may approve now
+  std::set<std::string> shared_checked_;              // asked since the last poll
+  std::map<std::string, std::string> shared_logged_;  // the last waiting line per event, logged on change
 
   std::optional<std::string> approval_in_flight_;
   std::map<std::string, WallTime> approval_retry_at_;

@@ -27,10 +27,13 @@ bool Core::wants_approval(EventRecord& rec, Actions& out) {
       if (!rec.drain_complete || rec.forced_unsafe || rec.drain_failed) return false;
       break;
   }
+  const bool shared = is_shared(rec.event, policy_.resource_name);
+  // Coordinated, a drained shared event waits for etcd to show every listed VM drained (SPEC 9).
+  const bool coordinated_shared = shared && policy_.coordinated && rec.plan != EventPlan::no_impact;
   std::string withheld;
   if (rec.plan == EventPlan::user_drain && !policy_.approve_user_events)
     withheld = "approve_user_events is false";
-  else if (is_shared(rec.event, policy_.resource_name) && !policy_.approve_shared_events)
+  else if (shared && !coordinated_shared && !policy_.approve_shared_events)
     withheld =
         "the event also names other VMs and approve_shared_events is false: an approval would start it for "
         "them";
@@ -39,7 +42,7 @@ bool Core::wants_approval(EventRecord& rec, Actions& out) {
     log_event(out, Severity::info, "approval_withheld", rec, {{"reason", withheld}});
     return false;
   }
-  return true;
+  return !coordinated_shared || shared_approval_allows(rec, out);
 }
 
 void Core::approval_work(WallTime now, Actions& out) {

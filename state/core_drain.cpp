@@ -30,7 +30,12 @@ bool Core::drain_work(WallTime now, Actions& out) {
       if (now < drain_at(rec)) continue;
       bool forced = false;
       if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced)) {
-        if (safety_in_flight_) return true;
+        if (safety_in_flight_ || admission_in_flight_) return true;
+        continue;
+      }
+      // A user drain skips the gates, but in coordinated mode it is recorded too, so others count its rack.
+      if (rec.plan == EventPlan::user_drain && !node_is_out() && !admission_allows(rec, now, out, true)) {
+        if (admission_in_flight_) return true;
         continue;
       }
       begin_drain(rec, forced, now, out);
@@ -58,10 +63,21 @@ bool Core::drain_work(WallTime now, Actions& out) {
   return false;
 }
 
-// The gate is consulted only when the drain would take a serving node out; a node already out stays out.
+// The gates are consulted only when the drain would take a serving node out; a node already out stays out.
+// Both must allow: the nodetool gate, then (coordinated) etcd's admission.
 bool Core::gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced) {
-  const NodeDrainState& node = state_.node;
-  if (node.out_of_service && node.binary_disabled && node.gossip_disabled) return true;
+  if (node_is_out()) return true;
+  if (!local_gate_allows(rec, now, out, forced)) return false;
+  if (!forced && admission_refusal_ && now >= forced_at(rec)) {
+    // etcd refused until the impact is unavoidable: drain anyway, recorded, never approved (as unsafe).
+    forced = true;
+    last_unsafe_ = SafetyResult{false, "etcd did not admit the drain: " + admission_refusal_->detail,
+                                admission_refusal_->out_racks};
+  }
+  return admission_allows(rec, now, out, forced);
+}
+
+bool Core::local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced) {
   if (safety_ == Safety::safe) return true;
   // An unsafe verdict speaks for this event only when it was taken once the event was due; an older one
   // (asked for an event since gone) must not force or hold this drain without asking again.
@@ -99,6 +115,9 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
   rec.forced_unsafe = forced;
   safety_ = Safety::unknown;  // a verdict is used once; the next drain asks again
   safety_stale_ = true;
+  admission_.reset();
+  admission_refusal_.reset();
+  admission_stale_ = true;
   if (!drain_started_at_) drain_started_at_ = now;
   if (forced) {
     boost::json::array racks;

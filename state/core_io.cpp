@@ -66,6 +66,16 @@ bool operator==(const Notify& a, const Notify& b) {
          a.start_time == b.start_time && a.event_fields == b.event_fields;
 }
 
+bool operator==(const Admit& a, const Admit& b) {
+  return a.event_id == b.event_id && a.forced == b.forced;
+}
+bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b) {
+  return a.event_id == b.event_id;
+}
+bool operator==(const ReleaseDrain&, const ReleaseDrain&) {
+  return true;
+}
+
 namespace {
 long long unix_ms(WallTime t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -82,6 +92,11 @@ struct Printer {
   }
   void operator()(const Approve& a) const { os << "approve{" << a.event_id << "}"; }
   void operator()(const Persist&) const { os << "persist"; }
+  void operator()(const Admit& a) const {
+    os << "admit{" << a.event_id << (a.forced ? ",forced" : "") << "}";
+  }
+  void operator()(const CheckSharedApproval& a) const { os << "check_shared_approval{" << a.event_id << "}"; }
+  void operator()(const ReleaseDrain&) const { os << "release_drain"; }
   void operator()(const Notify& a) const {
     os << "notify{" << to_string(a.phase) << "," << a.event_id << "," << a.event_type << "}";
   }

@@ -45,6 +45,18 @@ struct Approve {
   std::string event_id;
 };
 struct Persist {};
+// Coordinated mode (SPEC 9). Admit: record this node's drain in etcd in one transaction that proves the rack
+// budget (forced: the impact is unavoidable, record it without the budget); answered by on_admission.
+struct Admit {
+  std::string event_id;
+  bool forced = false;
+};
+// Read the members and tell whether this agent may approve a shared event now; answered by on_shared_verdict.
+struct CheckSharedApproval {
+  std::string event_id;
+};
+// Remove this node's drain record (idempotent): the node is back in service.
+struct ReleaseDrain {};
 struct Notify {
   MaintenancePhase phase = MaintenancePhase::scheduled;
   std::string event_id;
@@ -53,7 +65,8 @@ struct Notify {
   boost::json::object event_fields;  // the correlation fields every line about an event carries (SPEC 2.4)
 };
 
-using Action = std::variant<LogAction, CheckSafety, RunStep, Approve, Persist, Notify>;
+using Action = std::variant<LogAction, CheckSafety, RunStep, Approve, Persist, Notify, Admit,
+                            CheckSharedApproval, ReleaseDrain>;
 
 bool operator==(const LogAction& a, const LogAction& b);
 bool operator==(const CheckSafety&, const CheckSafety&);
@@ -61,6 +74,9 @@ bool operator==(const RunStep& a, const RunStep& b);
 bool operator==(const Approve& a, const Approve& b);
 bool operator==(const Persist&, const Persist&);
 bool operator==(const Notify& a, const Notify& b);
+bool operator==(const Admit& a, const Admit& b);
+bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b);
+bool operator==(const ReleaseDrain&, const ReleaseDrain&);
 std::ostream& operator<<(std::ostream& os, const Action& action);
 
 // Observations fed back by the shell.
@@ -80,6 +96,20 @@ enum class ApprovalResult { ok, retryable_failure, rejected };
 struct ApprovalOutcome {
   ApprovalResult result = ApprovalResult::ok;
   std::string detail;
+};
+
+// etcd's answers. unavailable: etcd could not be asked (every member failed); `detail` says why.
+enum class CoordinationResult { allowed, refused, unavailable };
+struct AdmissionOutcome {
+  CoordinationResult result = CoordinationResult::allowed;
+  std::string detail;
+  std::vector<std::string> out_racks;  // refused: the racks with a recorded drain
+};
+struct SharedOutcome {
+  CoordinationResult result = CoordinationResult::allowed;  // allowed: this agent approves now
+  std::string detail;
+  std::string approver;
+  std::vector<std::string> waiting, unregistered;
 };
 
 enum class StateSource { loaded, missing, corrupt };

@@ -68,6 +68,8 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
   }
   state_.boot_id = boot_id_;
   out.push_back(Persist{});
+  // Killed between restore_completed and the record's removal: the node serves, its record must go.
+  if (policy_.coordinated && !state_.node.out_of_service && !found_disabled) out.push_back(ReleaseDrain{});
   return out;
 }
 
@@ -180,6 +182,7 @@ void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   restore_failure_logged_ = false;
   restore_retry_at_.reset();
   log(out, Severity::info, "restore_completed", std::move(f));
+  if (policy_.coordinated) out.push_back(ReleaseDrain{});
   out.push_back(Persist{});
 }
 

@@ -21,6 +21,11 @@ struct CorePolicy {
   std::chrono::seconds starting_node_retry{5};  // enable* refused by a node still starting after a restart
   std::chrono::seconds drain_deadline_without_not_before{60};
   std::chrono::seconds restore_step_window{120};
+  // Coordinated mode (SPEC 9): etcd admits drains and approves shared events. hold_without_coordination:
+  // on_unavailable "hold" (no platform drain without etcd before the forced instant) instead of "local_gate".
+  bool coordinated = false;
+  bool hold_without_coordination = false;
+  std::chrono::seconds coordination_log_interval{60};  // coordination_unavailable at most this often
 };
 
 enum class EventPlan {

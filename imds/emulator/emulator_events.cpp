@@ -45,8 +45,8 @@ WallTime EmulatedEvent::removal_time() const {
   return started_at.value_or(not_before) + after;
 }
 
-EventModel::EventModel(std::vector<std::string> vms, std::uint64_t seed)
-    : vms_(std::move(vms)), incarnations_(vms_.size(), 1), random_(seed) {}
+EventModel::EventModel(std::vector<std::string> vms, std::uint64_t seed, SharedApproval shared)
+    : vms_(std::move(vms)), shared_(shared), incarnations_(vms_.size(), 1), random_(seed) {}
 
 void EventModel::changed() {
   for (auto& n : incarnations_) ++n;
@@ -119,7 +119,7 @@ bool EventModel::approve(std::size_t vm, std::string_view id, WallTime now) {
 void EventModel::advance(WallTime now) {
   for (auto& e : events_) {
     if (e.status != EventStatus::scheduled) continue;
-    if (e.approved_by_all()) {
+    if (shared_ == SharedApproval::any ? e.approved_by_any() : e.approved_by_all()) {
       e.started_at = now;
     } else if (now >= e.not_before) {
       e.started_at = e.not_before;  // Azure starts it at NotBefore, however late we look

@@ -12,6 +12,10 @@
 
 namespace cla {
 
+// How an approval by one listed VM acts on a shared event (SPEC 5). any: the first approval by any listed VM
+// starts it for all (Azure's docs); all: only once every listed VM approved (the case study's reading).
+enum class SharedApproval { any, all };
+
 // What the admin API asks for. default_event_spec() fills what Azure documents for the type.
 struct EventSpec {
   std::string type;                    // Freeze, Reboot, Redeploy, Preempt, Terminate, or any text
@@ -38,6 +42,7 @@ struct EmulatedEvent {
   std::vector<std::string> approved_by;  // the listed VMs that approved, spelled as in spec.resources
 
   bool approved_by_all() const;
+  bool approved_by_any() const { return !approved_by.empty(); }
   WallTime removal_time() const;  // meaningful once started
 };
 
@@ -60,13 +65,13 @@ const char* phase_name(ImpactTransition::Phase phase);  // "start" | "end"
 std::string random_guid(std::mt19937_64& random);
 
 // All VMs see every event (an availability set); each keeps its own DocumentIncarnation, raised by one on
-// every change: an event added, started, removed or cancelled. Scheduled -> Started when every VM listed in
-// Resources approved, or NotBefore passed; Started -> removed after max(duration_s, 0) + complete_after_s.
-// Approvals from VMs not listed are accepted and recorded by the caller but do not count (the case study's
-// reading of Azure: it waits for every tenant on the host, or NotBefore). No clock is read here.
+// every change: an event added, started, removed or cancelled. Scheduled -> Started when a listed VM approved
+// (SharedApproval::any) or every listed VM approved (SharedApproval::all), or NotBefore passed; Started ->
+// removed after max(duration_s, 0) + complete_after_s. Approvals from VMs not listed are accepted and
+// recorded by the caller but count for nothing. No clock is read here.
 class EventModel {
  public:
-  EventModel(std::vector<std::string> vms, std::uint64_t seed);
+  EventModel(std::vector<std::string> vms, std::uint64_t seed, SharedApproval shared = SharedApproval::any);
 
   std::string add(EventSpec spec, WallTime now);  // returns the new EventId
   bool cancel(std::string_view id);               // false: no such event
@@ -91,6 +96,7 @@ class EventModel {
   void record(ImpactTransition::Phase phase, const EmulatedEvent& event);
 
   std::vector<std::string> vms_;
+  SharedApproval shared_;
   std::vector<std::int64_t> incarnations_;
   std::vector<EmulatedEvent> events_;
   std::vector<ImpactTransition> transitions_;

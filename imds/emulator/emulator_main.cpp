@@ -17,7 +17,8 @@ constexpr const char* kHelp = R"(imds-emulator: a local stand-in for Azure IMDS 
 
 Usage:
   imds-emulator --vm NAME,FAULT_DOMAIN,HOST:PORT [--vm ...] [--admin HOST:PORT]
-                [--first-call-delay-ms N] [--impact-hook PATH] [--allow-remote]
+                [--first-call-delay-ms N] [--impact-hook PATH] [--shared-approval any|all]
+                [--allow-remote]
 
 Options:
   --vm NAME,FAULT_DOMAIN,HOST:PORT  One emulated VM (repeatable): its resource name as Scheduled Events
@@ -37,6 +38,11 @@ Options:
                           never fatal. A run is killed after max(duration,0) s + 5 min. A hook that leaves
                           a process behind should point its output elsewhere (the run ends at EOF).
                           scripts/impact-hook.sh plays Azure's impact on scripts/cassandra-cluster.sh nodes.
+  --shared-approval any|all
+                          How approvals act on an event that lists several VMs. any (default, the Azure
+                          docs' reading): the first approval by any listed VM starts it for all of them.
+                          all (the case study's reading): it starts only once every listed VM approved.
+                          An approval by a VM the event does not list counts for nothing in both.
   --allow-remote          Allow non-loopback listen addresses. Without it they are refused (exit 2): the
                           emulator has no authentication and must not face a network.
   --help                  This text.
@@ -56,9 +62,10 @@ What each VM serves (as the Azure docs describe IMDS):
 
 How events behave:
   All VMs see every event, as the VMs of one availability set do; each VM has its own DocumentIncarnation,
-  raised on every change. An event is Scheduled until every VM named in its resources approved it, or its
-  NotBefore passes; then it is Started (NotBefore ""); it is removed max(duration_s,0)+complete_after_s
-  seconds later. Names in resources that are not emulated VMs never approve (other tenants).
+  raised on every change. An event is Scheduled until a VM named in its resources approved it (--shared-approval
+  any) or every one did (all), or its NotBefore passes; then it is Started (NotBefore ""); it is removed
+  max(duration_s,0)+complete_after_s seconds later. Names in resources that are not emulated VMs never
+  approve (other tenants).
 
 Admin API (JSON in and out, times as Unix seconds, t_ms in milliseconds):
   POST   /admin/events     {"type":"Freeze","resources":["vm0"],"not_before_in_s":60,"duration_s":5,
@@ -111,8 +118,8 @@ int main(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help", "")("vm", po::value<std::vector<std::string>>(), "")(
       "admin", po::value<std::string>()->default_value("127.0.0.1:0"), "")(
-      "first-call-delay-ms", po::value<long>()->default_value(0), "")("impact-hook", po::value<std::string>(),
-                                                                      "")("allow-remote", "");
+      "first-call-delay-ms", po::value<long>()->default_value(0), "")("impact-hook", po::value<std::string>(), "")(
+      "shared-approval", po::value<std::string>()->default_value("any"), "")("allow-remote", "");
   po::variables_map vars;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vars);
@@ -148,6 +155,9 @@ int main(int argc, char** argv) {
     if (::access(config.impact_hook.c_str(), X_OK) != 0 && config.impact_hook.find('/') != std::string::npos)
       return usage_error("--impact-hook " + config.impact_hook + ": not an executable file");
   }
+  const std::string shared = vars["shared-approval"].as<std::string>();
+  if (shared != "any" && shared != "all") return usage_error("--shared-approval must be any or all");
+  config.shared_approval = shared == "any" ? cla::SharedApproval::any : cla::SharedApproval::all;
   try {
     return cla::run_emulator(config, std::cout, std::cerr);
   } catch (const std::exception& e) {

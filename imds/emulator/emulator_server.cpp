@@ -146,7 +146,7 @@ void announce_line(std::ostream& out, boost::json::object line) {
 int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostream& errors) {
   std::vector<EmulatedVm> vms;
   for (const auto& vm : config.vms) vms.push_back(EmulatedVm{vm.name, vm.fault_domain, {}});
-  EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}());
+  EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}(), config.shared_approval);
 
   asio::io_context ioc(1);
   std::optional<ImpactHook> hook;  // after ioc: destroyed first, before the coroutine frames that use it

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "imds/emulator/emulator_events.hpp"
 #include "imds/emulator/emulator_options.hpp"
 
 namespace cla {
@@ -15,6 +16,7 @@ struct EmulatorConfig {
   ListenAddress admin;
   std::chrono::milliseconds first_call_delay{0};
   std::string impact_hook;  // empty: none; else run for each listed VM at each impact transition
+  SharedApproval shared_approval = SharedApproval::any;
 };
 
 // Binds every listener, writes one JSON line per listener to `announce` (then flushes):

@@ -22,9 +22,9 @@ std::string lowercase_guid(std::mt19937_64& random) {
 }  // namespace
 
 EmulatorState::EmulatorState(std::vector<EmulatedVm> vms_in, std::chrono::milliseconds first_call_delay_in,
-                             std::uint64_t seed)
+                             std::uint64_t seed, SharedApproval shared)
     : vms(std::move(vms_in)),
-      events(names_of(vms), seed),
+      events(names_of(vms), seed, shared),
       first_call_delay(first_call_delay_in),
       first_get_done(vms.size(), false) {
   std::mt19937_64 random(seed ^ 0x5eedf00dULL);

@@ -63,7 +63,8 @@ struct ApprovalRecord {
 struct EmulatorState {
   static constexpr std::size_t kMaxLog = 50000;  // oldest entries dropped beyond this (long game days)
 
-  EmulatorState(std::vector<EmulatedVm> vms, std::chrono::milliseconds first_call_delay, std::uint64_t seed);
+  EmulatorState(std::vector<EmulatedVm> vms, std::chrono::milliseconds first_call_delay, std::uint64_t seed,
+                SharedApproval shared = SharedApproval::any);
 
   std::vector<EmulatedVm> vms;
   EventModel events;

@@ -94,4 +94,15 @@ BOOST_AUTO_TEST_CASE(help_text_teaches_options_exit_codes_and_a_config) {
   BOOST_TEST(config->topology.fault_domain_racks.size() == 3u);
 }
 
+BOOST_AUTO_TEST_CASE(fleet_subcommand_takes_config_and_json) {
+  const auto fleet = parse({"fleet", "--config", "c.json", "--json"});
+  BOOST_TEST_REQUIRE(fleet.ok());
+  BOOST_TEST((fleet->action == cla::CliAction::fleet));
+  BOOST_TEST(fleet->config_path == "c.json");
+  BOOST_TEST(fleet->json);
+  BOOST_TEST(!parse({"fleet", "--config", "c.json"})->json);
+  BOOST_TEST(error_of({"fleet"}).find("missing --config") != std::string::npos);
+  BOOST_TEST(error_of({"fleet", "--config", "c.json", "--dry-run"}) != "(accepted)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -26,9 +26,10 @@ std::size_t count_calls(const AgentScenario& s, const std::string& subcommand) {
 
 BOOST_AUTO_TEST_SUITE(agent_restart_test)
 
-// vm1 never approves, so the event stays Scheduled after vm0 drained and approved; the platform cancels it.
+// Under --shared-approval all, vm1 never approves, so the event stays Scheduled after vm0 drained and
+// approved; the platform cancels it.
 BOOST_AUTO_TEST_CASE(event_cancelled_after_the_drain_restores_the_node) {
-  AgentScenario s;
+  AgentScenario s({"--shared-approval", "all"});
   s.write_config({{"policy", {{"approve_shared_events", true}}}});
   s.start_agent();
   const std::string id = s.emulator().add_event(

@@ -91,8 +91,9 @@ long long ms_between(WallTime a, WallTime b) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
 }
 
-AgentScenario::AgentScenario()
-    : emulator_(std::make_unique<ImdsEmulatorProcess>(std::vector<EmulatorVm>{{"vm0", 0}, {"vm1", 1}})) {
+AgentScenario::AgentScenario(std::vector<std::string> emulator_args)
+    : emulator_(std::make_unique<ImdsEmulatorProcess>(std::vector<EmulatorVm>{{"vm0", 0}, {"vm1", 1}},
+                                                      std::move(emulator_args))) {
   const CommandOutcome init = run_blocking(
       run_command({nodetool_sim_path(), "--init-cluster", cluster_file(), "--dcs", "dc1", "--racks", "3",
                    "--nodes-per-rack", "1", "--base-address", "127.0.1.", "--call-log", call_log()},

@@ -48,7 +48,8 @@ using HookRun = std::map<std::string, std::string>;
 
 class AgentScenario {
  public:
-  AgentScenario();
+  // emulator_args: extra imds-emulator options, e.g. {"--shared-approval", "all"}.
+  explicit AgentScenario(std::vector<std::string> emulator_args = {});
   ~AgentScenario();
   AgentScenario(const AgentScenario&) = delete;
   AgentScenario& operator=(const AgentScenario&) = delete;

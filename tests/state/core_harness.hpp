@@ -94,6 +94,10 @@ struct Driver {
   std::function<ApprovalOutcome(const std::string&)> approval = [](const std::string&) {
     return ApprovalOutcome{ApprovalResult::ok, ""};
   };
+  std::function<AdmissionOutcome(const Admit&)> admission = [](const Admit&) { return AdmissionOutcome{}; };
+  std::function<SharedOutcome(const std::string&)> shared = [](const std::string&) {
+    return SharedOutcome{};
+  };
   std::vector<AgentState> persisted{};
 
   Actions run(Actions pending) {
@@ -107,6 +111,9 @@ struct Driver {
       if (auto* r = std::get_if<RunStep>(&a)) more = core.on_step_done(r->step, step(r->step), now);
       if (auto* ap = std::get_if<Approve>(&a))
         more = core.on_approval_done(ap->event_id, approval(ap->event_id), now);
+      if (auto* ad = std::get_if<Admit>(&a)) more = core.on_admission(admission(*ad), now);
+      if (auto* c = std::get_if<CheckSharedApproval>(&a))
+        more = core.on_shared_verdict(c->event_id, shared(c->event_id), now);
       pending.insert(pending.end(), more.begin(), more.end());
     }
     return seen;

@@ -45,20 +45,35 @@ BOOST_FIXTURE_TEST_CASE(new_event_is_scheduled_with_a_guid_and_raises_every_inca
   BOOST_TEST(inc(2) == 3);
 }
 
-BOOST_FIXTURE_TEST_CASE(shared_event_starts_only_when_every_listed_vm_approved, Fixture) {
+BOOST_FIXTURE_TEST_CASE(shared_event_under_all_starts_only_when_every_listed_vm_approved, Fixture) {
+  cla::EventModel model{{"vm0", "vm1", "vm2"}, 42, cla::SharedApproval::all};
   const std::string id = model.add(spec({"vm0", "vm1"}), t0);
+  auto status = [&] { return model.events().at(0).status; };
   BOOST_TEST(model.approve(0, id, t0 + 1s));
-  BOOST_TEST((only().status == cla::EventStatus::scheduled));
+  BOOST_TEST((status() == cla::EventStatus::scheduled));
   BOOST_TEST(model.approve(0, id, t0 + 2s));  // again: accepted, changes nothing
   BOOST_TEST(model.approve(2, id, t0 + 2s));  // not listed: accepted, does not count
-  BOOST_TEST((only().status == cla::EventStatus::scheduled));
-  BOOST_TEST(inc() == 2);
+  BOOST_TEST((status() == cla::EventStatus::scheduled));
+  BOOST_TEST(model.incarnation(0) == 2);
   BOOST_TEST(model.approve(1, cla::to_upper(id), t0 + 3s));
-  BOOST_TEST((only().status == cla::EventStatus::started));
-  BOOST_TEST((*only().started_at == t0 + 3s));
-  BOOST_TEST(inc() == 3);
+  BOOST_TEST((status() == cla::EventStatus::started));
+  BOOST_TEST((*model.events().at(0).started_at == t0 + 3s));
+  BOOST_TEST(model.incarnation(0) == 3);
   BOOST_TEST(model.approve(0, id, t0 + 4s));  // approving a started event is still fine
-  BOOST_TEST(inc() == 3);
+  BOOST_TEST(model.incarnation(0) == 3);
+}
+
+BOOST_FIXTURE_TEST_CASE(shared_event_under_any_starts_at_the_first_listed_approval, Fixture) {
+  const std::string id = model.add(spec({"vm0", "vm1"}), t0);
+  BOOST_TEST(model.approve(2, id, t0 + 1s));  // not listed: accepted, counts for nothing
+  BOOST_TEST((only().status == cla::EventStatus::scheduled));
+  BOOST_TEST(only().approved_by.empty());
+  BOOST_TEST(inc() == 2);
+  BOOST_TEST(model.approve(1, id, t0 + 2s));
+  BOOST_TEST((only().status == cla::EventStatus::started));
+  BOOST_TEST((*only().started_at == t0 + 2s));
+  BOOST_TEST(only().approved_by == std::vector<std::string>{"vm1"});
+  BOOST_TEST(inc(0) == 3);  // started for vm0 too, which never approved
 }
 
 BOOST_FIXTURE_TEST_CASE(approval_ids_are_case_insensitive_and_unknown_ids_fail, Fixture) {
@@ -70,13 +85,14 @@ BOOST_FIXTURE_TEST_CASE(approval_ids_are_case_insensitive_and_unknown_ids_fail, 
   BOOST_TEST(only().approved_by == std::vector<std::string>{"vm0"});
 }
 
-BOOST_FIXTURE_TEST_CASE(event_listing_a_vm_that_is_not_emulated_waits_for_not_before, Fixture) {
+BOOST_AUTO_TEST_CASE(event_listing_a_vm_that_is_not_emulated_waits_for_not_before_under_all) {
+  cla::EventModel model{{"vm0", "vm1"}, 42, cla::SharedApproval::all};
   const std::string id = model.add(spec({"vm0", "other-tenant"}), t0);
   model.approve(0, id, t0 + 1s);
   model.advance(t0 + 59s);
-  BOOST_TEST((only().status == cla::EventStatus::scheduled));
+  BOOST_TEST((model.events().at(0).status == cla::EventStatus::scheduled));
   model.advance(t0 + 60s);
-  BOOST_TEST((only().status == cla::EventStatus::started));
+  BOOST_TEST((model.events().at(0).status == cla::EventStatus::started));
 }
 
 BOOST_FIXTURE_TEST_CASE(not_before_passing_starts_the_event_at_not_before, Fixture) {

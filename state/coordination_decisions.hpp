@@ -1,0 +1,96 @@
+// Coordinated mode's decisions (SPEC 9) as pure functions of what etcd and nodetool said: the records kept in
+// etcd, the rack budget, drain admission with its stale-record rule, and shared-event approval.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "state/result.hpp"
+#include "state/scheduled_event.hpp"
+
+namespace cla {
+
+enum class MemberPhase { serving, draining, drained, restoring };
+std::string_view to_string(MemberPhase phase);
+std::optional<MemberPhase> member_phase_from(std::string_view text);
+std::ostream& operator<<(std::ostream& os, MemberPhase phase);
+
+// <prefix>/members/<vm>: bound to the agent's lease, so it disappears when the agent is gone.
+struct MemberRecord {
+  std::string vm;
+  int fault_domain = -1;
+  std::string datacenter, rack, host_id;
+  MemberPhase phase = MemberPhase::serving;
+  std::vector<std::string> events;  // upper-case EventIds the node is drained (or draining) for
+  WallTime since{};                 // when the agent registered
+  bool operator==(const MemberRecord&) const = default;
+};
+
+// <prefix>/drains/<vm>: no lease; written in the admitting transaction, removed after restore_completed.
+struct DrainRecord {
+  std::string vm;
+  std::string datacenter, rack, host_id;
+  std::vector<std::string> events;
+  WallTime since{};
+  std::int64_t mod_revision = 0;  // etcd's, filled when read (not part of the JSON)
+  bool operator==(const DrainRecord&) const = default;
+};
+
+boost::json::object to_json(const MemberRecord& member);
+boost::json::object to_json(const DrainRecord& record);
+Result<MemberRecord> member_from_json(std::string_view text);
+Result<DrainRecord> drain_record_from_json(std::string_view text);
+
+// Racks that may be out at once while a quorum of RF replicas stays up: RF - (RF/2 + 1).
+int rack_budget(int replication_factor);
+
+struct AdmissionInput {
+  std::string vm, datacenter, rack;  // this agent's node, as nodetool info reports it
+  int replication_factor = 3;
+  std::vector<DrainRecord> records;   // every drain record under the cluster's prefix
+  std::set<std::string> member_vms;   // VMs with a live member key
+  std::set<std::string> up_host_ids;  // host ids UN in this agent's own nodetool status
+};
+
+struct AdmissionVerdict {
+  bool admitted = false;
+  std::vector<std::string> out_racks;  // racks of the own DC with a counted drain record (own rack excluded)
+  std::vector<DrainRecord> stale;      // to delete in the admitting transaction (never counted)
+  std::vector<DrainRecord> counted;    // whose revisions the transaction compares
+  std::string reason;                  // one line for the log
+};
+
+// A drain record is stale when its agent has no member key and its node is UN in this agent's own nodetool
+// status: the agent died after its node came back (or never drained it) and cannot remove the record itself.
+// A record whose agent is gone but whose node is still down keeps counting: that rack is out.
+bool is_stale(const DrainRecord& record, const std::set<std::string>& member_vms,
+              const std::set<std::string>& up_host_ids);
+
+// Admitted when the racks of the own DC with a counted record, plus the own rack, are within the budget.
+// The agent's own record (left by its previous run) is neither counted against it nor stale.
+AdmissionVerdict decide_admission(const AdmissionInput& input);
+
+struct SharedApprovalInput {
+  std::string vm;  // this agent's VM
+  std::string event_id;
+  std::vector<std::string> resources;  // the VMs the event lists
+  std::vector<MemberRecord> members;   // every live member key
+  bool wait_for_unregistered = true;   // false: listed VMs without a member key are not waited for
+};
+
+struct SharedVerdict {
+  bool ready = false;                     // every listed VM that must be is drained for the event
+  bool this_agent_approves = false;       // ready, and this agent is the approver
+  std::string approver;                   // the first listed VM with a member key ("" when none)
+  std::vector<std::string> drained;       // listed VMs whose member is drained for the event
+  std::vector<std::string> waiting;       // listed VMs with a member key, not drained for it yet
+  std::vector<std::string> unregistered;  // listed VMs without a member key
+};
+
+SharedVerdict decide_shared_approval(const SharedApprovalInput& input);
+
+}  // namespace cla

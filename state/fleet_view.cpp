@@ -1,0 +1,121 @@
+// What `cassandra-lifecycle-agent fleet` shows, from etcd's records and IMDS's events.
+#include "state/fleet_view.hpp"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace cla {
+namespace {
+
+namespace json = boost::json;
+
+json::array strings(const std::vector<std::string>& values) {
+  return json::array(values.begin(), values.end());
+}
+
+std::int64_t age_s(WallTime since, WallTime now) {
+  return std::chrono::duration_cast<std::chrono::seconds>(now - since).count();
+}
+
+std::string str(const json::value& v) {
+  return std::string(v.as_string());
+}
+
+std::string joined(const json::value& array) {
+  std::string out;
+  for (const auto& v : array.as_array()) out += (out.empty() ? "" : ",") + std::string(v.as_string());
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+json::object fleet_view(const FleetInput& in) {
+  json::array members, drains, events;
+  for (const auto& m : in.members)
+    members.push_back(json::object{{"vm", m.vm},
+                                   {"phase", to_string(m.phase)},
+                                   {"datacenter", m.datacenter},
+                                   {"rack", m.rack},
+                                   {"fault_domain", m.fault_domain},
+                                   {"events", strings(m.events)},
+                                   {"age_s", age_s(m.since, in.now)}});
+  for (const auto& d : in.drains) {
+    const bool alive = std::any_of(in.members.begin(), in.members.end(),
+                                   [&](const MemberRecord& m) { return iequals(m.vm, d.vm); });
+    drains.push_back(json::object{{"vm", d.vm},
+                                  {"datacenter", d.datacenter},
+                                  {"rack", d.rack},
+                                  {"host_id", d.host_id},
+                                  {"events", strings(d.events)},
+                                  {"age_s", age_s(d.since, in.now)},
+                                  {"member_alive", alive}});
+  }
+  std::vector<ScheduledEvent> pending;
+  if (in.events) {
+    pending = *in.events;
+  } else {
+    std::set<std::string> ids;
+    for (const auto& m : in.members) ids.insert(m.events.begin(), m.events.end());
+    for (const auto& d : in.drains) ids.insert(d.events.begin(), d.events.end());
+    for (const auto& id : ids) {
+      ScheduledEvent e;
+      e.id = id;
+      for (const auto& m : in.members)  // the listed VMs are unknown: those whose records name the event
+        if (std::find(m.events.begin(), m.events.end(), id) != m.events.end()) e.resources.push_back(m.vm);
+      for (const auto& d : in.drains)
+        if (std::find(d.events.begin(), d.events.end(), id) != d.events.end() &&
+            std::find(e.resources.begin(), e.resources.end(), d.vm) == e.resources.end())
+          e.resources.push_back(d.vm);
+      pending.push_back(std::move(e));
+    }
+  }
+  for (const auto& e : pending) {
+    SharedApprovalInput q;
+    q.event_id = e.id;
+    q.resources = e.resources;
+    q.members = in.members;
+    const SharedVerdict v = decide_shared_approval(q);
+    events.push_back(json::object{{"event_id", e.id},
+                                  {"event_type", e.type},
+                                  {"status", e.status_text},
+                                  {"resources", strings(e.resources)},
+                                  {"drained", strings(v.drained)},
+                                  {"not_drained", strings(v.waiting)},
+                                  {"without_member_key", strings(v.unregistered)}});
+  }
+  return {{"members", std::move(members)},
+          {"drains", std::move(drains)},
+          {"events", std::move(events)},
+          {"events_source", in.events ? "imds" : "etcd records"}};
+}
+
+std::string fleet_text(const json::object& view) {
+  std::ostringstream out;
+  out << "members (" << view.at("members").as_array().size() << "):\n";
+  for (const auto& v : view.at("members").as_array()) {
+    const auto& m = v.as_object();
+    out << "  " << str(m.at("vm")) << "  " << str(m.at("phase")) << "  rack "
+        << str(m.at("rack")) << "  fd " << m.at("fault_domain").as_int64() << "  age "
+        << m.at("age_s").as_int64() << " s  events " << joined(m.at("events")) << "\n";
+  }
+  out << "drain records (" << view.at("drains").as_array().size() << "):\n";
+  for (const auto& v : view.at("drains").as_array()) {
+    const auto& d = v.as_object();
+    out << "  " << str(d.at("vm")) << "  rack " << str(d.at("rack")) << "  age "
+        << d.at("age_s").as_int64() << " s  events " << joined(d.at("events"))
+        << (d.at("member_alive").as_bool() ? "" : "  (agent gone)") << "\n";
+  }
+  out << "pending events (from " << str(view.at("events_source")) << "):\n";
+  for (const auto& v : view.at("events").as_array()) {
+    const auto& e = v.as_object();
+    out << "  " << str(e.at("event_id")) << "  " << str(e.at("event_type")) << "  "
+        << str(e.at("status")) << "  drained " << joined(e.at("drained")) << "  not drained "
+        << joined(e.at("not_drained")) << "  without member key " << joined(e.at("without_member_key"))
+        << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace cla

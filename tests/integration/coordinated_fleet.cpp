@@ -1,0 +1,173 @@
+// Integration-test scaffolding for coordinated mode: etcd, emulator, simulated cluster, one agent per VM.
+#include "coordinated_fleet.hpp"
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <csignal>
+#include <fstream>
+
+#include "agent_scenario.hpp"
+#include "cassandra_support.hpp"
+
+namespace cla::test {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+json::array argv_json(const std::vector<std::string>& argv) {
+  return json::array(argv.begin(), argv.end());
+}
+
+// Parsed JSON lines; a line still being written is skipped.
+std::vector<json::object> json_lines(const std::filesystem::path& file) {
+  std::vector<json::object> lines;
+  std::ifstream in(file);
+  for (std::string text; std::getline(in, text);) {
+    boost::system::error_code ec;
+    auto value = json::parse(text, ec);
+    if (!ec && value.is_object()) lines.push_back(std::move(value.as_object()));
+  }
+  return lines;
+}
+
+std::vector<EmulatorVm> vm_list(int vms, int per_rack) {
+  std::vector<EmulatorVm> out;
+  for (int i = 0; i < vms; ++i) out.push_back({"vm" + std::to_string(i), i / per_rack});
+  return out;
+}
+
+}  // namespace
+
+CoordinatedFleet::CoordinatedFleet(int vms, bool coordinated, int per_rack,
+                                   std::vector<std::string> emulator_args)
+    : vms_(vms), per_rack_(per_rack), coordinated_(coordinated), agents_(static_cast<std::size_t>(vms)) {
+  if (coordinated_) etcd_ = std::make_unique<EtcdCluster>();
+  emulator_ = std::make_unique<ImdsEmulatorProcess>(vm_list(vms, per_rack), std::move(emulator_args));
+  const CommandOutcome init = run_blocking(
+      run_command({nodetool_sim_path(), "--init-cluster", cluster_file(), "--dcs", "dc1", "--racks", "3",
+                   "--nodes-per-rack", std::to_string(per_rack), "--base-address", "127.0.1."},
+                  10s));
+  if (!init.ok()) throw std::runtime_error("nodetool-sim --init-cluster: " + init.summary());
+  for (int i = 0; i < vms; ++i) std::filesystem::create_directories(dir(i));
+  ::setenv("CLA_BOOT_ID_FILE", (dir_.path / "boot_id").c_str(), 1);
+  write_text((dir_.path / "boot_id").string(), "boot-1\n");
+}
+
+CoordinatedFleet::~CoordinatedFleet() {
+  agents_.clear();  // the agents go before the emulator and etcd
+}
+
+void CoordinatedFleet::configure(const json::object& policy, const json::object& coordination) {
+  policy_ = policy;
+  coordination_ = coordination;
+}
+
+void CoordinatedFleet::add_sim_fault(int vm, const std::string& subcommand, const json::object& fault) {
+  json::value cluster = json::parse(read_text(cluster_file()));
+  for (auto& dc : cluster.at("datacenters").as_array())
+    for (auto& rack : dc.at("racks").as_array())
+      for (auto& n : rack.at("nodes").as_array())
+        if (n.at("address").as_string() == node(vm)) {
+          auto& faults = n.as_object()["faults"];
+          if (!faults.is_object()) faults = json::object{};
+          faults.as_object()[subcommand] = fault;
+        }
+  write_text(cluster_file(), json::serialize(cluster));
+}
+
+void CoordinatedFleet::start(int vm) {
+  const std::string name = "vm" + std::to_string(vm);
+  auto restart = sim_prefix(cluster_file(), node(vm));
+  restart.push_back("restart");
+  json::object policy{{"drain_lead_s", 10}, {"unsafe_drain_lead_s", 1}, {"no_impact_freeze_max_s", 0}};
+  for (const auto& [k, v] : policy_) policy[k] = v;
+  json::object config{
+      {"imds",
+       {{"endpoint", emulator_->vm_endpoint(name)}, {"poll_interval_ms", 250}, {"request_timeout_ms", 1000}}},
+      {"node", {{"resource_name", name}, {"fault_domain", vm / per_rack_}}},
+      {"cassandra",
+       {{"nodetool", argv_json(sim_prefix(cluster_file(), node(vm)))},
+        {"command_timeout_s", 10},
+        {"restart_command", argv_json(restart)}}},
+      {"policy", policy}};
+  if (coordinated_) {
+    json::object c{{"etcd_endpoints", argv_json(etcd_->endpoints())}, {"cluster", "c1"}, {"lease_ttl_s", 5}};
+    for (const auto& [k, v] : coordination_) c[k] = v;
+    config["coordination"] = c;
+  }
+  const auto path = write_agent_config(dir(vm), std::move(config));
+  const auto log_file = dir(vm) / "log" / "agent.jsonl";
+  const std::size_t before = json_lines(log_file).size();
+  agents_[static_cast<std::size_t>(vm)] =
+      std::make_unique<AgentProcess>(std::vector<std::string>{"--config", path.string()}, dir(vm));
+  const bool started = wait_until([&] { return json_lines(log_file).size() > before; }, 5s);
+  BOOST_REQUIRE_MESSAGE(started, name << " did not start: " << agents_[static_cast<std::size_t>(vm)]->err());
+}
+
+void CoordinatedFleet::start_all() {
+  for (int i = 0; i < vms_; ++i) start(i);
+}
+
+void CoordinatedFleet::kill(int vm) {
+  auto& agent = agents_.at(static_cast<std::size_t>(vm));
+  agent->send_signal(SIGKILL);
+  BOOST_REQUIRE(agent->wait_for_exit(5s).has_value());
+}
+
+int CoordinatedFleet::stop(int vm) {
+  auto& agent = agents_.at(static_cast<std::size_t>(vm));
+  agent->send_signal(SIGTERM);
+  const auto code = agent->wait_for_exit(8s);
+  BOOST_REQUIRE_MESSAGE(code.has_value(), "vm" << vm << " did not stop on SIGTERM");
+  return *code;
+}
+
+std::vector<json::object> CoordinatedFleet::log(int vm, const std::string& msg,
+                                                const std::string& event_id) const {
+  std::vector<json::object> out;
+  for (auto& line : json_lines(dir(vm) / "log" / "agent.jsonl")) {
+    if (line.at("msg").as_string() != msg) continue;
+    const auto* id = line.if_contains("event_id");
+    if (!event_id.empty() && !(id && id->is_string() && iequals(std::string(id->get_string()), event_id)))
+      continue;
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
+json::object CoordinatedFleet::wait_for(int vm, const std::string& msg, std::chrono::milliseconds limit,
+                                        const std::string& event_id) const {
+  std::optional<json::object> found;
+  wait_until(
+      [&] {
+        auto lines = log(vm, msg, event_id);
+        if (!lines.empty()) found = lines.front();
+        return found.has_value();
+      },
+      limit);
+  BOOST_REQUIRE_MESSAGE(found, "vm" << vm << " logged no " << msg << " within " << limit.count() << " ms");
+  return *found;
+}
+
+std::string CoordinatedFleet::sim_out(int vm, const std::string& subcommand) const {
+  return sim(cluster_file(), node(vm), subcommand).out;
+}
+
+json::object CoordinatedFleet::fleet_json(int vm) const {
+  const AgentRun run =
+      run_agent({"fleet", "--config", (dir(vm) / "config.json").string(), "--json"}, dir(vm));
+  BOOST_REQUIRE_MESSAGE(run.exit_code == 0, "fleet failed: " << run.err);
+  return json::parse(run.out).as_object();
+}
+
+bool CoordinatedFleet::node_restored(int vm) const {
+  auto running = [&](const char* sub) {
+    const CommandOutcome out = sim(cluster_file(), node(vm), sub);
+    return out.ok() && out.out.find("not running") == std::string::npos &&
+           out.out.find("running") != std::string::npos;
+  };
+  return running("statusgossip") && running("statusbinary");
+}
+
+}  // namespace cla::test

@@ -1,0 +1,88 @@
+// The race of SPEC 9: two racks' agents with events due at the same instant and slow disablebinary /
+// disablegossip. Uncoordinated, both pass the nodetool gate before either node is down, and both drain (two
+// racks out with RF 3); coordinated through etcd, exactly one drains, the other waits and drains once the
+// first rack is back.
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "agent_scenario.hpp"
+#include "coordinated_fleet.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using cla::test::CoordinatedFleet;
+using cla::test::log_time;
+
+// Both events: NotBefore in 12 s, so both agents drain at NotBefore - drain_lead_s (10 s) = 2 s from now, and
+// the forced drain (NotBefore - 1 s) is 9 s after that: room for the first rack to drain, be released by
+// the emulator (1 s Freeze + 1 s completion after the approval) and come back.
+constexpr std::int64_t kNotBeforeIn = 12;
+constexpr auto kSlowStep = 1500ms;  // each of disablebinary / disablegossip: the gate checks meet in this gap
+
+std::vector<std::string> race(CoordinatedFleet& fleet) {
+  for (int vm = 0; vm < 2; ++vm)
+    for (const char* sub : {"disablebinary", "disablegossip"})
+      fleet.add_sim_fault(vm, sub, {{"latency_ms", kSlowStep.count()}});
+  fleet.start_all();
+  std::vector<std::string> ids;
+  for (int vm = 0; vm < 2; ++vm)
+    ids.push_back(fleet.emulator().add_event({{"type", "Freeze"},
+                                              {"resources", {"vm" + std::to_string(vm)}},
+                                              {"not_before_in_s", kNotBeforeIn},
+                                              {"duration_s", 1},
+                                              {"complete_after_s", 1}}));
+  return ids;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(coordination_race_test)
+
+BOOST_AUTO_TEST_CASE(uncoordinated_both_racks_drain_at_once) {
+  CoordinatedFleet fleet(2, false);
+  const auto ids = race(fleet);
+  const auto limit = std::chrono::seconds(kNotBeforeIn + 5);
+  const auto first = fleet.wait_for(0, "drain_started", limit, ids[0]);
+  const auto second = fleet.wait_for(1, "drain_started", limit, ids[1]);
+  const auto restored0 = fleet.wait_for(0, "restore_completed", limit + 10s);
+  const auto restored1 = fleet.wait_for(1, "restore_completed", limit + 10s);
+  // Each drain began before the other node was back: two racks out at once.
+  BOOST_TEST((log_time(second) < log_time(restored0)));
+  BOOST_TEST((log_time(first) < log_time(restored1)));
+  BOOST_TEST(fleet.log(0, "drain_forced_unsafe").empty());
+  BOOST_TEST(fleet.log(1, "drain_forced_unsafe").empty());
+}
+
+BOOST_AUTO_TEST_CASE(coordinated_exactly_one_drains_and_the_other_waits_for_its_rack) {
+  CoordinatedFleet fleet(2, true);
+  const auto ids = race(fleet);
+  const auto limit = std::chrono::seconds(kNotBeforeIn + 5);
+  // Whoever etcd admitted first drains; the other logs drain_not_admitted.
+  std::optional<int> waiter;
+  BOOST_REQUIRE(cla::test::wait_until(
+      [&] {
+        for (int vm = 0; vm < 2; ++vm)
+          if (!fleet.log(vm, "drain_not_admitted").empty()) waiter = vm;
+        return waiter.has_value();
+      },
+      limit));
+  const int winner = 1 - *waiter;
+  const auto won = fleet.wait_for(winner, "drain_started", 5s, ids[winner]);
+  const auto back = fleet.wait_for(winner, "restore_completed", limit + 10s);
+  const auto late = fleet.wait_for(*waiter, "drain_started", limit + 10s, ids[*waiter]);
+  BOOST_TEST((log_time(won) < log_time(back)));
+  BOOST_TEST((log_time(back) <= log_time(late)), "the second rack drained before the first was back");
+  BOOST_TEST(!late.at("forced_unsafe").as_bool());
+  fleet.wait_for(*waiter, "restore_completed", limit + 20s);
+  BOOST_TEST(fleet.node_restored(0));
+  BOOST_TEST(fleet.node_restored(1));
+  // Both records were removed after the restores.
+  BOOST_TEST(
+      cla::test::wait_until([&] { return fleet.etcd().get_prefix(CoordinatedFleet::kDrains).empty(); }, 5s));
+  BOOST_TEST(fleet.stop(0) == 0);
+  BOOST_TEST(fleet.stop(1) == 0);
+  BOOST_TEST(fleet.etcd().get_prefix(CoordinatedFleet::kMembers).empty(), "SIGTERM revokes the member lease");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,162 @@
+// Coordinated mode's pure decisions: rack budget, drain admission, the stale rule, shared-event approval.
+#include "state/coordination_decisions.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+namespace {
+
+using Strings = std::vector<std::string>;
+
+cla::DrainRecord record(std::string vm, std::string rack, std::string host, std::string dc = "dc1") {
+  cla::DrainRecord r;
+  r.vm = std::move(vm);
+  r.datacenter = std::move(dc);
+  r.rack = std::move(rack);
+  r.host_id = std::move(host);
+  r.events = {"EV-1"};
+  return r;
+}
+
+cla::AdmissionInput input(std::vector<cla::DrainRecord> records, int rf = 3) {
+  cla::AdmissionInput in;
+  in.vm = "vm0";
+  in.datacenter = "dc1";
+  in.rack = "rack1";
+  in.replication_factor = rf;
+  in.records = std::move(records);
+  in.member_vms = {"vm0", "vm3", "vm4", "vm6"};
+  return in;
+}
+
+cla::MemberRecord member(std::string vm, cla::MemberPhase phase, Strings events = {}) {
+  cla::MemberRecord m;
+  m.vm = std::move(vm);
+  m.phase = phase;
+  m.events = std::move(events);
+  return m;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(coordination_decisions_test)
+
+BOOST_AUTO_TEST_CASE(rack_budget_keeps_a_quorum) {
+  BOOST_TEST(cla::rack_budget(1) == 0);
+  BOOST_TEST(cla::rack_budget(3) == 1);
+  BOOST_TEST(cla::rack_budget(5) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(no_record_admits_and_another_racks_record_refuses_under_rf3) {
+  BOOST_TEST(cla::decide_admission(input({})).admitted);
+  const auto refused = cla::decide_admission(input({record("vm3", "rack2", "h3")}));
+  BOOST_TEST(!refused.admitted);
+  BOOST_TEST(refused.out_racks == Strings{"rack2"}, boost::test_tools::per_element());
+  BOOST_TEST(refused.reason.find("rack2") != std::string::npos, refused.reason);
+  BOOST_TEST(refused.counted.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(own_rack_own_record_and_other_dcs_do_not_count) {
+  const auto v = cla::decide_admission(input(
+      {record("vm1", "rack1", "h1"), record("vm0", "rack1", "h0"), record("vm4", "rack2", "h4", "dc2")}));
+  BOOST_TEST(v.admitted, v.reason);
+  BOOST_TEST(v.out_racks.empty());
+  BOOST_TEST(v.counted.size() == 2u);  // vm1 and dc2's vm4: the transaction still guards them
+}
+
+BOOST_AUTO_TEST_CASE(rf5_allows_a_second_rack_not_a_third) {
+  BOOST_TEST(cla::decide_admission(input({record("vm3", "rack2", "h3")}, 5)).admitted);
+  BOOST_TEST(!cla::decide_admission(input({record("vm3", "rack2", "h3"), record("vm6", "rack3", "h6")}, 5))
+                  .admitted);
+}
+
+BOOST_AUTO_TEST_CASE(a_record_without_member_whose_node_is_up_is_stale) {
+  auto in = input({record("vm5", "rack2", "h5")});  // vm5 has no member key
+  in.up_host_ids = {"h5"};
+  const auto v = cla::decide_admission(in);
+  BOOST_TEST(v.admitted, v.reason);
+  BOOST_TEST_REQUIRE(v.stale.size() == 1u);
+  BOOST_TEST(v.stale[0].vm == "vm5");
+  BOOST_TEST(v.counted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_record_is_not_stale_while_its_agent_lives_or_its_node_is_down) {
+  BOOST_TEST(!cla::is_stale(record("vm5", "rack2", "h5"), {"vm0"}, {}));      // node down
+  BOOST_TEST(!cla::is_stale(record("vm3", "rack2", "h3"), {"vm3"}, {"h3"}));  // agent alive
+  BOOST_TEST(!cla::is_stale(record("vm5", "rack2", ""), {"vm0"}, {"h5"}));    // no host id: cannot tell
+  BOOST_TEST(cla::is_stale(record("vm5", "rack2", "h5"), {"vm0"}, {"h5"}));
+  auto in = input({record("vm5", "rack2", "h5")});
+  BOOST_TEST(!cla::decide_admission(in).admitted);  // gone agent, node still down: its rack is out
+}
+
+BOOST_AUTO_TEST_CASE(shared_event_waits_for_every_listed_member_then_the_first_listed_approves) {
+  cla::SharedApprovalInput in;
+  in.vm = "vm1";
+  in.event_id = "ev-1";
+  in.resources = {"vm0", "vm1", "vm2"};
+  in.members = {member("vm0", cla::MemberPhase::drained, {"EV-1"}),
+                member("vm1", cla::MemberPhase::drained, {"EV-1"}),
+                member("vm2", cla::MemberPhase::draining, {"EV-1"})};
+  auto v = cla::decide_shared_approval(in);
+  BOOST_TEST(!v.ready);
+  BOOST_TEST(v.waiting == Strings{"vm2"}, boost::test_tools::per_element());
+  BOOST_TEST(v.approver == "vm0");
+
+  in.members[2].phase = cla::MemberPhase::drained;
+  v = cla::decide_shared_approval(in);
+  BOOST_TEST(v.ready);
+  BOOST_TEST(!v.this_agent_approves);  // vm0 approves, not vm1
+  in.vm = "VM0";
+  BOOST_TEST(cla::decide_shared_approval(in).this_agent_approves);
+}
+
+BOOST_AUTO_TEST_CASE(drained_for_another_event_is_not_drained_for_this_one) {
+  cla::SharedApprovalInput in;
+  in.vm = "vm0";
+  in.event_id = "EV-1";
+  in.resources = {"vm0", "vm1"};
+  in.members = {member("vm0", cla::MemberPhase::drained, {"EV-1"}),
+                member("vm1", cla::MemberPhase::drained, {"EV-2"})};
+  const auto v = cla::decide_shared_approval(in);
+  BOOST_TEST(!v.ready);
+  BOOST_TEST(v.waiting == Strings{"vm1"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(listed_vms_without_member_key_are_reported_and_waited_for) {
+  cla::SharedApprovalInput in;
+  in.vm = "vm1";
+  in.event_id = "EV-1";
+  in.resources = {"vm0", "vm1"};  // vm0 has no member key: vm1 is the first listed live member
+  in.members = {member("vm1", cla::MemberPhase::drained, {"EV-1"})};
+  auto v = cla::decide_shared_approval(in);
+  BOOST_TEST(v.unregistered == Strings{"vm0"}, boost::test_tools::per_element());
+  BOOST_TEST(v.approver == "vm1");
+  BOOST_TEST(!v.ready);
+  in.wait_for_unregistered = false;
+  v = cla::decide_shared_approval(in);
+  BOOST_TEST(v.ready);
+  BOOST_TEST(v.this_agent_approves);
+  in.members.clear();
+  BOOST_TEST(!cla::decide_shared_approval(in).ready);  // nobody to approve
+}
+
+BOOST_AUTO_TEST_CASE(records_round_trip_through_json_and_bad_values_are_refused) {
+  auto m = member("vm2", cla::MemberPhase::restoring, {"EV-1"});
+  m.fault_domain = 2;
+  m.rack = "rack3";
+  m.since = cla::WallTime{} + std::chrono::milliseconds(1700000000123);
+  const auto back = cla::member_from_json(boost::json::serialize(cla::to_json(m)));
+  BOOST_TEST_REQUIRE(back.ok(), (back.ok() ? "" : back.error().message));
+  BOOST_TEST((*back == m));
+  const auto r = record("vm5", "rack2", "h5");
+  const auto rback = cla::drain_record_from_json(boost::json::serialize(cla::to_json(r)));
+  BOOST_TEST_REQUIRE(rback.ok());
+  BOOST_TEST((*rback == r));
+  BOOST_TEST(!cla::member_from_json("[]").ok());
+  BOOST_TEST(!cla::member_from_json(R"({"vm":"a"})").ok());
+  const auto bad_phase = cla::member_from_json(
+      R"({"vm":"a","fault_domain":0,"datacenter":"","rack":"","host_id":"","phase":"x","events":[],"since_ms":0})");
+  BOOST_TEST(!bad_phase.ok());
+  BOOST_TEST(!cla::drain_record_from_json(R"({"vm":"a","events":[1]})").ok());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,69 @@
+// The fleet command's view: members with age, drain records with whether their agent lives, and per event
+// which listed VMs are drained, from IMDS's events or, without them, from the records.
+#include "state/fleet_view.hpp"
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+namespace {
+
+const cla::WallTime kNow = cla::WallTime{} + std::chrono::seconds(1'800'000'000);
+
+cla::MemberRecord member(std::string vm, cla::MemberPhase phase, std::vector<std::string> events) {
+  cla::MemberRecord m;
+  m.vm = std::move(vm);
+  m.phase = phase;
+  m.rack = "rack1";
+  m.events = std::move(events);
+  m.since = kNow - std::chrono::seconds(42);
+  return m;
+}
+
+cla::FleetInput input() {
+  cla::FleetInput in;
+  in.now = kNow;
+  in.members = {member("vm0", cla::MemberPhase::drained, {"E1"}),
+                member("vm1", cla::MemberPhase::draining, {"E1"})};
+  cla::DrainRecord gone;
+  gone.vm = "vm7";
+  gone.rack = "rack2";
+  gone.events = {"E0"};
+  gone.since = kNow - std::chrono::seconds(600);
+  in.drains = {gone};
+  return in;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(fleet_view_test)
+
+BOOST_AUTO_TEST_CASE(events_from_imds_show_drained_not_drained_and_unregistered_vms) {
+  auto in = input();
+  cla::ScheduledEvent e;
+  e.id = "E1";
+  e.type = "Reboot";
+  e.status_text = "Scheduled";
+  e.resources = {"vm0", "vm1", "vm2"};
+  in.events = std::vector<cla::ScheduledEvent>{e};
+  const auto view = cla::fleet_view(in);
+  BOOST_TEST(view.at("members").as_array()[0].at("age_s").as_int64() == 42);
+  BOOST_TEST(view.at("drains").as_array()[0].at("member_alive").as_bool() == false);
+  const auto& event = view.at("events").as_array().at(0).as_object();
+  BOOST_TEST(event.at("drained") == boost::json::array{"vm0"});
+  BOOST_TEST(event.at("not_drained") == boost::json::array{"vm1"});
+  BOOST_TEST(event.at("without_member_key") == boost::json::array{"vm2"});
+  const std::string text = cla::fleet_text(view);
+  BOOST_TEST(text.find("vm7  rack rack2  age 600 s  events E0  (agent gone)") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_CASE(without_imds_the_events_come_from_the_records) {
+  const auto view = cla::fleet_view(input());
+  BOOST_TEST(view.at("events_source").as_string() == "etcd records");
+  const auto& events = view.at("events").as_array();
+  BOOST_TEST_REQUIRE(events.size() == 2u);  // E0 (vm7's record), E1 (the members')
+  BOOST_TEST(events[0].at("event_id").as_string() == "E0");
+  BOOST_TEST(events[0].at("without_member_key") == boost::json::array{"vm7"});
+  BOOST_TEST(events[1].at("drained") == boost::json::array{"vm0"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
