@@ -12,6 +12,7 @@
 #include "agent/config.hpp"
 #include "agent/metrics.hpp"
 #include "agent/notification.hpp"
+#include "agent/ticker.hpp"
 #include "cassandra/nodetool_runner.hpp"
 #include "imds/imds_client.hpp"
 #include "state/core.hpp"
@@ -73,6 +74,7 @@ class Daemon {
   Metrics metrics_;
   std::shared_ptr<HttpEndpoint> http_;
   boost::asio::steady_timer poll_timer_;
+  Ticker ticker_;
   boost::asio::steady_timer wake_timer_;
   std::chrono::steady_clock::time_point wake_at_ = std::chrono::steady_clock::time_point::max();
   bool stopping_ = false;

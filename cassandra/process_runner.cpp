@@ -1,6 +1,7 @@
 // Child processes through Boost.Process v2: pipes drained concurrently, a timer raced with the exit.
 #include "cassandra/process_runner.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdlib>
+#include <optional>
 
 // clang-format off
 // Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
@@ -83,14 +85,25 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   if (!out_pipe.is_open() || !err_pipe.is_open()) return make_error("cannot create pipes for " + program);
   bp::posix::default_launcher launcher;
   boost::system::error_code ec;
-  bp::process proc = launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
-                              stdio, bp::process_environment(env));
+  std::optional<bp::process> proc;
+  try {
+    proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()), stdio,
+                          bp::process_environment(env)));
+  } catch (const boost::system::system_error& e) {
+    // pidfd_open refused after the fork (seccomp, kernel < 5.3, valgrind): a child that cannot be watched
+    // cannot be bounded in time either, so it is stopped at once.
+    if (launcher.pid > 0) {
+      ::kill(launcher.pid, SIGKILL);
+      ::waitpid(launcher.pid, nullptr, 0);
+    }
+    return make_error("cannot watch " + program + ": " + e.code().message());
+  }
   if (ec) {
     // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
     if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
     return make_error("cannot start " + program + ": " + ec.message());
   }
-  return proc;
+  return std::move(*proc);
 }
 
 bool is_executable_file(const std::string& path) {

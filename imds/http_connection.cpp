@@ -4,6 +4,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -55,75 +56,85 @@ void HttpConnection::cancel() {
 void HttpConnection::close() {
   if (!stream_) return;
   beast::error_code ignored;
-  stream_->socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  stream_->close();
+  stream_->shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  stream_->close(ignored);
   stream_.reset();
   buffer_.consume(buffer_.size());
 }
 
-asio::awaitable<beast::error_code> HttpConnection::connect(std::uint64_t generation,
-                                                           std::chrono::steady_clock::time_point deadline) {
+asio::awaitable<beast::error_code> HttpConnection::connect(std::uint64_t generation) {
   beast::error_code ec;
   const auto address = asio::ip::make_address(host_, ec);
   if (!ec) {
     auto [connect_ec] = co_await stream_->async_connect(asio::ip::tcp::endpoint(address, port_), nothrow);
     co_return connect_ec;
   }
-  // A name: resolved now (getaddrinfo runs on Asio's resolver thread), within the stream's deadline.
-  using namespace asio::experimental::awaitable_operators;
+  // A name: resolved now (getaddrinfo runs on Asio's resolver thread), within the exchange's deadline.
   asio::ip::tcp::resolver resolver(ex_);
-  asio::steady_timer timer(ex_, deadline);
-  auto first =
-      co_await (resolver.async_resolve(host_, std::to_string(port_), nothrow) || timer.async_wait(nothrow));
-  if (first.index() == 1) co_return beast::error::timeout;
-  auto [resolve_ec, results] = std::get<0>(std::move(first));
+  auto [resolve_ec, results] = co_await resolver.async_resolve(host_, std::to_string(port_), nothrow);
   if (resolve_ec) co_return resolve_ec;
   if (generation != generation_) co_return asio::error::operation_aborted;
-  auto [connect_ec, endpoint] = co_await stream_->async_connect(results, nothrow);
+  auto [connect_ec, endpoint] = co_await asio::async_connect(*stream_, results, nothrow);
   co_return connect_ec;
+}
+
+// What run_steps got to: the stage it stopped at, its error, and the answer when all went well.
+struct HttpConnection::Steps {
+  std::uint64_t generation = 0;
+  std::string_view stage = "connect";
+  beast::error_code ec;
+  bool got_some = false;
+  std::optional<Response> response;
+};
+
+asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& steps) {
+  if (!stream_) {
+    stream_.emplace(ex_);
+    steps.ec = co_await connect(steps.generation);
+    if (steps.ec) co_return;
+  }
+  steps.stage = "write";
+  auto [write_ec, written] = co_await http::async_write(*stream_, request, nothrow);
+  if ((steps.ec = write_ec)) co_return;
+  steps.stage = "read";
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(body_limit_);
+  auto [read_ec, read] = co_await http::async_read(*stream_, buffer_, parser, nothrow);
+  steps.got_some = parser.got_some();
+  if ((steps.ec = read_ec)) co_return;
+  steps.response = parser.release();
 }
 
 asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& request,
                                                                  std::chrono::milliseconds timeout,
                                                                  std::uint64_t generation) {
+  using namespace asio::experimental::awaitable_operators;
   const bool reused = stream_.has_value();
-  auto fail = [&](std::string_view stage, const beast::error_code& ec, bool before_answer) {
-    close();
+  Steps steps;
+  steps.generation = generation;
+  asio::steady_timer deadline(ex_, timeout);
+  const auto finished = co_await (run_steps(request, steps) || deadline.async_wait(nothrow));
+  if (finished.index() == 1) steps.ec = beast::error::timeout;
+  if (!steps.ec && generation == generation_) {
     Attempt a;
-    if (generation != generation_ || ec == asio::error::operation_aborted) {
-      a.failure = {Kind::cancelled, "cancelled during " + std::string(stage)};
-    } else if (ec == beast::error::timeout) {
-      a.failure = {Kind::timeout, "no response within " + std::to_string(timeout.count()) + " ms (" +
-                                      std::string(stage) + ")"};
-    } else if (ec == http::error::body_limit) {
-      a.failure = {Kind::body_too_large, "body larger than " + std::to_string(body_limit_) + " bytes"};
-    } else {
-      a.failure = {Kind::connect, std::string(stage) + " " + where_ + ": " + ec.message()};
-      a.stale = reused && before_answer && stale_connection_error(ec);
-    }
-    return a;
-  };
-
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (!stream_) {
-    stream_.emplace(ex_);
-    stream_->expires_at(deadline);
-    const auto connect_ec = co_await connect(generation, deadline);
-    if (connect_ec || generation != generation_) co_return fail("connect", connect_ec, true);
-  } else {
-    stream_->expires_at(deadline);
+    a.response = std::move(steps.response);
+    if (!a.response->keep_alive()) close();
+    co_return a;
   }
-  auto [write_ec, written] = co_await http::async_write(*stream_, request, nothrow);
-  if (write_ec || generation != generation_) co_return fail("write", write_ec, true);
-
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(body_limit_);
-  auto [read_ec, read] = co_await http::async_read(*stream_, buffer_, parser, nothrow);
-  if (read_ec || generation != generation_) co_return fail("read", read_ec, !parser.got_some());
-  stream_->expires_never();
+  const bool before_answer = steps.stage != "read" || !steps.got_some;
+  close();
   Attempt a;
-  a.response = parser.release();
-  if (!a.response->keep_alive()) close();
+  if (generation != generation_ || steps.ec == asio::error::operation_aborted) {
+    a.failure = {Kind::cancelled, "cancelled during " + std::string(steps.stage)};
+  } else if (steps.ec == beast::error::timeout) {
+    a.failure = {Kind::timeout, "no response within " + std::to_string(timeout.count()) + " ms (" +
+                                    std::string(steps.stage) + ")"};
+  } else if (steps.ec == http::error::body_limit) {
+    a.failure = {Kind::body_too_large, "body larger than " + std::to_string(body_limit_) + " bytes"};
+  } else {
+    a.failure = {Kind::connect, std::string(steps.stage) + " " + where_ + ": " + steps.ec.message()};
+    a.stale = reused && before_answer && stale_connection_error(steps.ec);
+  }
   co_return a;
 }
 

@@ -5,7 +5,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
@@ -69,17 +69,20 @@ class HttpConnection {
 
  private:
   struct Attempt;
+  struct Steps;
   boost::asio::awaitable<Attempt> attempt(const Request& request, std::chrono::milliseconds timeout,
                                           std::uint64_t generation);
-  boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation,
-                                                           std::chrono::steady_clock::time_point deadline);
+  boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
+  boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
 
   boost::asio::any_io_executor ex_;
   std::string host_;
   std::uint16_t port_;
   std::size_t body_limit_;
   std::string where_;
-  std::optional<boost::beast::tcp_stream> stream_;
+  // A plain socket: the one deadline of an exchange is a timer raced with the whole of it, not a timer armed
+  // for each read and write (each arming would cost the idle poll a system call).
+  std::optional<boost::asio::ip::tcp::socket> stream_;
   boost::beast::flat_buffer buffer_;
   std::uint64_t generation_ = 0;  // bumped by cancel(); an exchange that sees it change was cancelled
 };
