@@ -5,11 +5,13 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <sstream>
 
 namespace cla {
 namespace {
@@ -46,7 +48,13 @@ HttpConnection::HttpConnection(asio::any_io_executor ex, std::string host, std::
       host_(std::move(host)),
       port_(port),
       body_limit_(body_limit),
-      where_(host_and_port(host_, port)) {}
+      where_(host_and_port(host_, port)),
+      deadline_(std::make_shared<Deadline>(ex_)) {}
+
+HttpConnection::~HttpConnection() {
+  deadline_->alive = false;
+  deadline_->timer.cancel();
+}
 
 void HttpConnection::cancel() {
   ++generation_;
@@ -70,8 +78,13 @@ asio::awaitable<beast::error_code> HttpConnection::connect(std::uint64_t generat
     co_return connect_ec;
   }
   // A name: resolved now (getaddrinfo runs on Asio's resolver thread), within the exchange's deadline.
+  using namespace asio::experimental::awaitable_operators;
   asio::ip::tcp::resolver resolver(ex_);
-  auto [resolve_ec, results] = co_await resolver.async_resolve(host_, std::to_string(port_), nothrow);
+  asio::steady_timer timer(ex_, deadline_->at);
+  auto first =
+      co_await (resolver.async_resolve(host_, std::to_string(port_), nothrow) || timer.async_wait(nothrow));
+  if (first.index() == 1) co_return beast::error::timeout;
+  auto [resolve_ec, results] = std::get<0>(std::move(first));
   if (resolve_ec) co_return resolve_ec;
   if (generation != generation_) co_return asio::error::operation_aborted;
   auto [connect_ec, endpoint] = co_await asio::async_connect(*stream_, results, nothrow);
@@ -87,15 +100,30 @@ struct HttpConnection::Steps {
   std::optional<Response> response;
 };
 
+// Sends the whole request at once when the socket takes it (a small request on an idle connection always
+// fits), so the usual send completes without a round through the event loop; else waits for room.
+asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) {
+  std::ostringstream text;
+  text << request;
+  const std::string bytes = std::move(text).str();
+  beast::error_code ec;
+  std::size_t sent = stream_->send(asio::buffer(bytes), 0, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
+  if (ec || sent == bytes.size()) co_return ec;
+  auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(bytes) + sent, nothrow);
+  co_return write_ec;
+}
+
 asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& steps) {
   if (!stream_) {
     stream_.emplace(ex_);
     steps.ec = co_await connect(steps.generation);
     if (steps.ec) co_return;
+    stream_->non_blocking(true, steps.ec);  // for send(): once per connection, it costs a system call
+    if (steps.ec) co_return;
   }
   steps.stage = "write";
-  auto [write_ec, written] = co_await http::async_write(*stream_, request, nothrow);
-  if ((steps.ec = write_ec)) co_return;
+  if ((steps.ec = co_await send(request))) co_return;
   steps.stage = "read";
   http::response_parser<http::string_body> parser;
   parser.body_limit(body_limit_);
@@ -105,16 +133,36 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
   steps.response = parser.release();
 }
 
+// One timer watches the deadlines of all exchanges: it is armed when it is not already waiting, and when it
+// fires early (the deadline it was armed for belonged to an earlier exchange) it waits again for the current
+// one. An exchange that ends leaves it alone, so a prompt answer costs no timer operation at all.
+void HttpConnection::watch_deadline() {
+  auto& d = *deadline_;
+  if (d.armed) return;
+  d.armed = true;
+  d.timer.expires_at(d.at);
+  d.timer.async_wait([d = deadline_, this](const beast::error_code& ec) {
+    d->armed = false;
+    if (ec || !d->alive || !d->in_flight) return;  // the connection may be gone, `this` with it
+    if (std::chrono::steady_clock::now() < d->at) return watch_deadline();
+    d->expired = true;
+    if (stream_) stream_->cancel();
+  });
+}
+
 asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& request,
                                                                  std::chrono::milliseconds timeout,
                                                                  std::uint64_t generation) {
-  using namespace asio::experimental::awaitable_operators;
   const bool reused = stream_.has_value();
   Steps steps;
   steps.generation = generation;
-  asio::steady_timer deadline(ex_, timeout);
-  const auto finished = co_await (run_steps(request, steps) || deadline.async_wait(nothrow));
-  if (finished.index() == 1) steps.ec = beast::error::timeout;
+  deadline_->at = std::chrono::steady_clock::now() + timeout;
+  deadline_->in_flight = true;
+  deadline_->expired = false;
+  watch_deadline();
+  co_await run_steps(request, steps);
+  deadline_->in_flight = false;
+  if (deadline_->expired && generation == generation_) steps.ec = beast::error::timeout;
   if (!steps.ec && generation == generation_) {
     Attempt a;
     a.response = std::move(steps.response);

@@ -6,6 +6,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
@@ -49,6 +51,7 @@ class HttpConnection {
   // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,
                  std::size_t body_limit);
+  ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
@@ -73,6 +76,8 @@ class HttpConnection {
   boost::asio::awaitable<Attempt> attempt(const Request& request, std::chrono::milliseconds timeout,
                                           std::uint64_t generation);
   boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
+  boost::asio::awaitable<boost::beast::error_code> send(const Request& request);
+  void watch_deadline();
   boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
 
   boost::asio::any_io_executor ex_;
@@ -80,9 +85,19 @@ class HttpConnection {
   std::uint16_t port_;
   std::size_t body_limit_;
   std::string where_;
-  // A plain socket: the one deadline of an exchange is a timer raced with the whole of it, not a timer armed
-  // for each read and write (each arming would cost the idle poll a system call).
+  // A plain socket: an exchange has one deadline (see watch_deadline), not a timer armed for each read and
+  // write (each arming and cancelling costs the idle poll system calls and rounds through the event loop).
   std::optional<boost::asio::ip::tcp::socket> stream_;
+  struct Deadline {  // shared with the timer's handler, which may run after the connection is gone
+    explicit Deadline(const boost::asio::any_io_executor& ex) : timer(ex) {}
+    boost::asio::steady_timer timer;
+    std::chrono::steady_clock::time_point at{};
+    bool alive = true;
+    bool armed = false;
+    bool in_flight = false;
+    bool expired = false;
+  };
+  std::shared_ptr<Deadline> deadline_;
   boost::beast::flat_buffer buffer_;
   std::uint64_t generation_ = 0;  // bumped by cancel(); an exchange that sees it change was cancelled
 };
