@@ -21,6 +21,16 @@
 namespace cla {
 
 class HttpEndpoint;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// What the agent adds to the drain path beyond the nodetool commands (SPEC 4), for the log lines' fields.
+struct DrainTiming {
+  std::optional<SteadyTime> last_exit;  // of the last drain command
+  std::optional<double> first_exec_ms;  // decision -> first exec
+  double between_max_ms = 0;            // one command's exit -> the next one's exec
+  std::optional<double> to_approval_ms;  // last exit -> the approval POST (includes persisting the state)
+  double persist_ms = 0;                 // the state write before that approval
+};
 
 // statusgossip / statusbinary: running or not, or why it could not be told.
 Result<bool> running_state(const CommandOutcome& out);
@@ -50,10 +60,12 @@ class Daemon {
   void log_core(const LogAction& line);
   boost::asio::awaitable<SafetyResult> evaluate_gate();
   boost::asio::awaitable<void> check_safety();
-  boost::asio::awaitable<void> run_step(RunStep step);
-  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline);
+  boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
+  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline,
+                                                        CommandOutcome& first, CommandOutcome& last);
+  void time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first, const CommandOutcome& last);
   boost::asio::awaitable<StepOutcome> confirm_restored();
-  boost::asio::awaitable<void> approve(std::string event_id);
+  boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
   void notify(const Notify& notification);
   boost::asio::awaitable<void> run_hooks();
   boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand);
@@ -84,6 +96,7 @@ class Daemon {
   std::optional<WallTime> last_failure_logged_;
   int failures_since_logged_ = 0;
   std::chrono::milliseconds throttle_backoff_{0};
+  DrainTiming drain_timing_;
   std::deque<Notification> hook_queue_;  // hooks run one at a time, in the order announced
   bool hooks_running_ = false;
 };

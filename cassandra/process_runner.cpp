@@ -134,8 +134,8 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
   outcome.argv = argv;
   const auto started = std::chrono::steady_clock::now();
   auto finish = [&] {
-    outcome.duration =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    outcome.ended = std::chrono::steady_clock::now();
+    outcome.duration = std::chrono::duration_cast<std::chrono::milliseconds>(outcome.ended - started);
     return std::move(outcome);
   };
   if (argv.empty()) {
@@ -151,6 +151,7 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
 
   auto executor = co_await asio::this_coro::executor;
   asio::readable_pipe out_pipe(executor), err_pipe(executor);
+  outcome.started = std::chrono::steady_clock::now();
   auto launched = launch(executor, program.value(), argv, out_pipe, err_pipe, child_environment(extra_env));
   if (!launched) {
     outcome.spawn_error = launched.error().message;
