@@ -25,9 +25,9 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 // What the agent adds to the drain path beyond the nodetool commands (SPEC 4), for the log lines' fields.
 struct DrainTiming {
-  std::optional<SteadyTime> last_exit;  // of the last drain command
-  std::optional<double> first_exec_ms;  // decision -> first exec
-  double between_max_ms = 0;            // one command's exit -> the next one's exec
+  std::optional<SteadyTime> last_exit;   // of the last drain command
+  std::optional<double> first_exec_ms;   // decision -> first exec
+  double between_max_ms = 0;             // one command's exit -> the next one's exec
   std::optional<double> to_approval_ms;  // last exit -> the approval POST (includes persisting the state)
   double persist_ms = 0;                 // the state write before that approval
 };

@@ -43,7 +43,9 @@ namespace {
 double ms_between(SteadyTime from, SteadyTime to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
 }
-double rounded(double ms) { return std::round(ms * 100) / 100; }
+double rounded(double ms) {
+  return std::round(ms * 100) / 100;
+}
 }  // namespace
 
 void Daemon::execute(Actions actions) {

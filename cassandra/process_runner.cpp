@@ -87,8 +87,8 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   boost::system::error_code ec;
   std::optional<bp::process> proc;
   try {
-    proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()), stdio,
-                          bp::process_environment(env)));
+    proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
+                          stdio, bp::process_environment(env)));
   } catch (const boost::system::system_error& e) {
     // pidfd_open refused after the fork (seccomp, kernel < 5.3, valgrind): a child that cannot be watched
     // cannot be bounded in time either, so it is stopped at once.

@@ -13,7 +13,7 @@ constexpr const char* kHelp = R"(imds-emulator: a local stand-in for Azure IMDS 
 
 Usage:
   imds-emulator --vm NAME,FAULT_DOMAIN,HOST:PORT [--vm ...] [--admin HOST:PORT]
-                [--first-call-delay-ms N] [--allow-remote]
+                [--first-call-delay-ms N] [--close-after-answer] [--allow-remote]
 
 Options:
   --vm NAME,FAULT_DOMAIN,HOST:PORT  One emulated VM (repeatable): its resource name as Scheduled Events
@@ -22,6 +22,8 @@ Options:
   --admin HOST:PORT       Where the admin API listens (default 127.0.0.1:0).
   --first-call-delay-ms N Hold each VM's first Scheduled Events GET for N ms, as Azure does while it enables
                           the service (up to two minutes on a real VM). Default 0.
+  --close-after-answer    Answer every VM request with Connection: close and end the connection, as a
+                          server that does not keep connections alive does (clients must reconnect).
   --allow-remote          Allow non-loopback listen addresses. Without it they are refused (exit 2): the
                           emulator has no authentication and must not face a network.
   --help                  This text.
@@ -90,7 +92,8 @@ int main(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help", "")("vm", po::value<std::vector<std::string>>(), "")(
       "admin", po::value<std::string>()->default_value("127.0.0.1:0"), "")(
-      "first-call-delay-ms", po::value<long>()->default_value(0), "")("allow-remote", "");
+      "first-call-delay-ms", po::value<long>()->default_value(0), "")("close-after-answer", "")(
+      "allow-remote", "");
   po::variables_map vars;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vars);
@@ -118,6 +121,7 @@ int main(int argc, char** argv) {
   const long delay = vars["first-call-delay-ms"].as<long>();
   if (delay < 0 || delay > 600000) return usage_error("--first-call-delay-ms must be 0..600000");
   config.first_call_delay = std::chrono::milliseconds(delay);
+  config.close_after_answer = vars.count("close-after-answer") > 0;
   try {
     return cla::run_emulator(config, std::cout, std::cerr);
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@ struct EmulatorConfig {
   std::vector<VmOption> vms;
   ListenAddress admin;
   std::chrono::milliseconds first_call_delay{0};
+  bool close_after_answer = false;  // VM listeners end each connection after one answer
 };
 
 // Binds every listener, writes one JSON line per listener to `announce` (then flushes):
