@@ -133,15 +133,18 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
   steps.response = parser.release();
 }
 
-// One timer watches the deadlines of all exchanges: it is armed when it is not already waiting, and when it
-// fires early (the deadline it was armed for belonged to an earlier exchange) it waits again for the current
-// one. An exchange that ends leaves it alone, so a prompt answer costs no timer operation at all.
+// One timer watches the deadlines of all exchanges: it is armed when it is not already waiting for an
+// instant at or before the current deadline (re-armed only when the deadline got shorter, e.g. after the
+// long first call), and when it fires early (its deadline belonged to an earlier exchange) it waits again for
+// the current one. An exchange that ends leaves it alone, so a prompt answer costs no timer operation.
 void HttpConnection::watch_deadline() {
   auto& d = *deadline_;
-  if (d.armed) return;
+  if (d.armed && d.timer.expiry() <= d.at) return;
   d.armed = true;
-  d.timer.expires_at(d.at);
-  d.timer.async_wait([d = deadline_, this](const beast::error_code& ec) {
+  const std::uint64_t arming = ++d.arming;
+  d.timer.expires_at(d.at);  // cancels a later wait, whose handler then sees a newer arming and leaves
+  d.timer.async_wait([d = deadline_, arming, this](const beast::error_code& ec) {
+    if (arming != d->arming) return;
     d->armed = false;
     if (ec || !d->alive || !d->in_flight) return;  // the connection may be gone, `this` with it
     if (std::chrono::steady_clock::now() < d->at) return watch_deadline();

@@ -94,6 +94,7 @@ class HttpConnection {
     std::chrono::steady_clock::time_point at{};
     bool alive = true;
     bool armed = false;
+    std::uint64_t arming = 0;  // which async_wait is the current one
     bool in_flight = false;
     bool expired = false;
   };

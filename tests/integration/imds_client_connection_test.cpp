@@ -39,6 +39,21 @@ BOOST_AUTO_TEST_CASE(the_first_call_gets_the_long_timeout_until_one_succeeds) {
   BOOST_TEST(await(ioc, hasty.get_scheduled_events()).ok());  // only the first GET per VM is slow
 }
 
+// The connection's one deadline timer, armed for the long first call, must not stand for the short ones
+// after.
+BOOST_AUTO_TEST_CASE(after_the_long_first_call_the_short_timeout_applies_again) {
+  ImdsEmulatorProcess emulator({{"vm0", 0}});
+  asio::io_context ioc;
+  auto options = options_for(emulator, "vm0", 300ms);
+  options.first_request_timeout = 10s;
+  cla::ImdsClient client(ioc.get_executor(), options);
+  BOOST_TEST_REQUIRE(await(ioc, client.get_scheduled_events()).ok());
+  emulator.set_fault({{"delay_ms", 3000}});  // answered within the first call's timeout, not the next ones'
+  const auto slow = await(ioc, client.get_scheduled_events());
+  BOOST_TEST_REQUIRE(!slow.ok());
+  BOOST_TEST((slow.error().kind == Kind::timeout), cla::describe(slow.error()));
+}
+
 BOOST_AUTO_TEST_CASE(reconnects_after_the_emulator_restarts) {
   asio::io_context ioc;
   auto emulator = std::make_unique<ImdsEmulatorProcess>(std::vector<cla::test::EmulatorVm>{{"vm0", 0}});
