@@ -51,12 +51,15 @@ double rounded(double ms) {
 void Daemon::execute(Actions actions) {
   const SteadyTime issued = std::chrono::steady_clock::now();  // the core has just decided these
   bool persist_failed = false;
+  bool persisted = false;
   double persist_ms = 0;
   for (auto& action : actions) {
     if (auto* line = std::get_if<LogAction>(&action)) {
       log_core(*line);
     } else if (std::holds_alternative<Persist>(action)) {
-      if (dry_run_) continue;
+      // Every Persist of one list writes the same state (the core has already moved on): one write serves.
+      if (dry_run_ || persisted) continue;
+      persisted = true;
       const auto persist_started = std::chrono::steady_clock::now();
       auto saved = store_.save(core_->state());
       persist_ms = ms_between(persist_started, std::chrono::steady_clock::now());

@@ -41,7 +41,7 @@ for run in $(seq "$runs"); do
   dir=$work/$run; mkdir -p "$dir"
   "$bin/imds-emulator" --vm "vm$run,0,127.0.0.1:0" --admin 127.0.0.1:0 >"$dir/emulator.out" 2>"$dir/emulator.err" &
   emulator=$!; pids+=($emulator)
-  for _ in $(seq 100); do [[ $(grep -c listening "$dir/emulator.out" || true) -ge 2 ]] && break; sleep 0.1; done
+  for _ in $(seq 100); do [[ $(grep -c listening "$dir/emulator.out" 2>/dev/null || true) -ge 2 ]] && break; sleep 0.1; done
   vm=$(jq -r 'select(.listening=="vm") | .address' "$dir/emulator.out")
   admin=$(jq -r 'select(.listening=="admin") | .address' "$dir/emulator.out")
   "$bin/nodetool-sim" --init-cluster "$dir/cluster.json" --dcs dc1 --racks 3 --nodes-per-rack 1 \
