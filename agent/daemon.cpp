@@ -34,6 +34,7 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
       store_(config_.state_file),
       poll_timer_(io),
+      ticker_(io.get_executor(), config_.imds.poll_interval_ms),
       wake_timer_(io) {}
 
 void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {
@@ -111,6 +112,7 @@ void Daemon::stop() {
   stopping_ = true;
   systemd::stopping();
   poll_timer_.cancel();
+  ticker_.stop();
   wake_timer_.cancel();
   poll_client_.cancel();
   approval_client_.cancel();
@@ -118,7 +120,7 @@ void Daemon::stop() {
 }
 
 asio::awaitable<void> Daemon::poll_loop() {
-  const auto interval = config_.imds.poll_interval_ms;
+  ticker_.start();
   while (!stopping_) {
     const auto started = std::chrono::steady_clock::now();
     auto result = co_await poll_client_.get_scheduled_events();
@@ -137,9 +139,13 @@ asio::awaitable<void> Daemon::poll_loop() {
     } else {
       on_poll_failed(result.error());
     }
-    poll_timer_.expires_at(started + interval + throttle_backoff_);
-    boost::system::error_code ec;
-    co_await poll_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    // Throttled: the ticks within the back-off are skipped.
+    const auto resume_at = started + throttle_backoff_;
+    for (;;) {
+      const auto tick = co_await ticker_.next();
+      if (!tick) co_return;
+      if (*tick >= resume_at) break;
+    }
   }
 }
 
@@ -169,7 +175,8 @@ void Daemon::on_poll_failed(const ImdsFailure& failure) {
 }
 
 // Pinged from its own timer on the event loop: a poll may legitimately wait minutes (the first IMDS call
-// after boot), while a wedged loop stops the pings and systemd restarts the agent.
+// after boot), while a wedged loop stops the pings and systemd restarts the agent. Its timer, armed every
+// WatchdogSec/2, is later than the poll ticks, so arming it costs no system call.
 asio::awaitable<void> Daemon::watchdog_loop(std::chrono::microseconds period) {
   asio::steady_timer timer(io_);
   while (!stopping_) {

@@ -14,6 +14,7 @@
 #include "agent/coordination.hpp"
 #include "agent/metrics.hpp"
 #include "agent/notification.hpp"
+#include "agent/ticker.hpp"
 #include "cassandra/nodetool_runner.hpp"
 #include "imds/imds_client.hpp"
 #include "state/core.hpp"
@@ -22,6 +23,16 @@
 namespace cla {
 
 class HttpEndpoint;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// What the agent adds to the drain path beyond the nodetool commands (SPEC 4), for the log lines' fields.
+struct DrainTiming {
+  std::optional<SteadyTime> last_exit;   // of the last drain command
+  std::optional<double> first_exec_ms;   // decision -> first exec
+  double between_max_ms = 0;             // one command's exit -> the next one's exec
+  std::optional<double> to_approval_ms;  // last exit -> the approval POST (includes persisting the state)
+  double persist_ms = 0;                 // the state write before that approval
+};
 
 // statusgossip / statusbinary: running or not, or why it could not be told.
 Result<bool> running_state(const CommandOutcome& out);
@@ -53,10 +64,12 @@ class Daemon {
   void log_core(const LogAction& line);
   boost::asio::awaitable<SafetyResult> evaluate_gate();
   boost::asio::awaitable<void> check_safety();
-  boost::asio::awaitable<void> run_step(RunStep step);
-  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline);
+  boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
+  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline,
+                                                        CommandOutcome& first, CommandOutcome& last);
+  void time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first, const CommandOutcome& last);
   boost::asio::awaitable<StepOutcome> confirm_restored();
-  boost::asio::awaitable<void> approve(std::string event_id);
+  boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
   // coordinated mode (daemon_coordination.cpp)
   bool start_coordination(CorePolicy& policy);
   boost::asio::awaitable<void> read_identity();
@@ -85,6 +98,7 @@ class Daemon {
   Metrics metrics_;
   std::shared_ptr<HttpEndpoint> http_;
   boost::asio::steady_timer poll_timer_;
+  Ticker ticker_;
   boost::asio::steady_timer wake_timer_;
   std::chrono::steady_clock::time_point wake_at_ = std::chrono::steady_clock::time_point::max();
   bool stopping_ = false;
@@ -94,6 +108,7 @@ class Daemon {
   std::optional<WallTime> last_failure_logged_;
   int failures_since_logged_ = 0;
   std::chrono::milliseconds throttle_backoff_{0};
+  DrainTiming drain_timing_;
   std::deque<Notification> hook_queue_;  // hooks run one at a time, in the order announced
   bool hooks_running_ = false;
 };

@@ -1,5 +1,6 @@
 // The shell carries out the core's actions: log, persist, check safety, run steps, approve, notify.
 #include <boost/asio.hpp>
+#include <cmath>
 
 #include "agent/daemon.hpp"
 #include "agent/log.hpp"
@@ -38,14 +39,30 @@ Result<bool> running_state(const CommandOutcome& out) {
   return parse_running(out.out);
 }
 
+namespace {
+double ms_between(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+double rounded(double ms) {
+  return std::round(ms * 100) / 100;
+}
+}  // namespace
+
 void Daemon::execute(Actions actions) {
+  const SteadyTime issued = std::chrono::steady_clock::now();  // the core has just decided these
   bool persist_failed = false;
+  bool persisted = false;
+  double persist_ms = 0;
   for (auto& action : actions) {
     if (auto* line = std::get_if<LogAction>(&action)) {
       log_core(*line);
     } else if (std::holds_alternative<Persist>(action)) {
-      if (dry_run_) continue;
+      // Every Persist of one list writes the same state (the core has already moved on): one write serves.
+      if (dry_run_ || persisted) continue;
+      persisted = true;
+      const auto persist_started = std::chrono::steady_clock::now();
       auto saved = store_.save(core_->state());
+      persist_ms = ms_between(persist_started, std::chrono::steady_clock::now());
       persist_failed = !saved.ok();
       if (persist_failed)
         log_line(LogLevel::error, "state_write_failed",
@@ -58,11 +75,11 @@ void Daemon::execute(Actions actions) {
                                         WallClock::now()));
         continue;
       }
-      spawn(approve(approve_action->event_id), "approve");
+      spawn(approve(approve_action->event_id, persist_ms), "approve");
     } else if (std::holds_alternative<CheckSafety>(action)) {
       spawn(check_safety(), "check_safety");
     } else if (auto* step = std::get_if<RunStep>(&action)) {
-      spawn(run_step(*step), "run_step");
+      spawn(run_step(*step, issued), "run_step");
     } else if (auto* n = std::get_if<Notify>(&action)) {
       notify(*n);
     } else if (auto* a = std::get_if<Admit>(&action)) {
@@ -81,6 +98,15 @@ void Daemon::execute(Actions actions) {
 void Daemon::log_core(const LogAction& line) {
   boost::json::object fields = line.fields;
   if (dry_run_) fields["dry_run"] = true;
+  if (line.msg == "drain_started") drain_timing_ = {};
+  if (line.msg == "drain_completed") {
+    if (drain_timing_.first_exec_ms) fields["overhead_first_exec_ms"] = rounded(*drain_timing_.first_exec_ms);
+    fields["overhead_between_max_ms"] = rounded(drain_timing_.between_max_ms);
+  }
+  if (line.msg == "event_approved" && drain_timing_.to_approval_ms) {
+    fields["overhead_to_approval_ms"] = rounded(*drain_timing_.to_approval_ms);
+    fields["persist_ms"] = rounded(drain_timing_.persist_ms);
+  }
   log_line(level_of(line.severity), line.msg, std::move(fields));
   const std::string& m = line.msg;
   if (m == "event_seen") metrics_.event_seen(line.fields.at("event_type").as_string());
@@ -141,7 +167,7 @@ asio::awaitable<void> Daemon::check_safety() {
   execute(core_->on_safety(result, WallClock::now()));
 }
 
-asio::awaitable<void> Daemon::run_step(RunStep step) {
+asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
   StepOutcome outcome;
   const bool mutating = step.step != Step::confirm_restored && step.step != Step::check_serving;
   if (dry_run_ && step.step == Step::check_serving) {
@@ -159,17 +185,44 @@ asio::awaitable<void> Daemon::run_step(RunStep step) {
   } else if (step.step == Step::confirm_restored || step.step == Step::check_serving) {
     outcome = co_await confirm_restored();
   } else {
-    outcome = co_await run_nodetool_step(std::string(to_string(step.step)), step.deadline);
+    CommandOutcome first, last;
+    outcome = co_await run_nodetool_step(std::string(to_string(step.step)), step.deadline, first, last);
+    time_drain_step(step.step, issued, first, last);
   }
   if (stopping_) co_return;  // what is done is persisted; a restart resumes from there
   execute(core_->on_step_done(step.step, outcome, WallClock::now()));
 }
 
+// The gap before a drain command's exec: from the core's decision for the first, from the previous command's
+// exit for the next ones (it holds the state write between them). Logged per step, summed up on
+// drain_completed.
+void Daemon::time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first,
+                             const CommandOutcome& last) {
+  if (step != Step::disable_binary && step != Step::disable_gossip && step != Step::flush) return;
+  if (first.started == SteadyTime{}) return;
+  const bool is_first = !drain_timing_.last_exit;
+  const double overhead = ms_between(is_first ? issued : *drain_timing_.last_exit, first.started);
+  if (is_first)
+    drain_timing_.first_exec_ms = overhead;
+  else
+    drain_timing_.between_max_ms = std::max(drain_timing_.between_max_ms, overhead);
+  drain_timing_.last_exit = last.ended;
+  log_line(LogLevel::info, "drain_step_done",
+           {{"step", to_string(step)},
+            {"ok", last.ok()},
+            {"command_ms", rounded(ms_between(first.started, last.ended))},
+            {is_first ? "overhead_first_exec_ms" : "overhead_since_last_exit_ms", rounded(overhead)}});
+}
+
 // One mutating nodetool command, retried with backoff until `deadline`; a refusal after drain ends at once.
-asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcommand, WallTime deadline) {
+// `first` and `last` get the first and the last attempt's outcomes (their start and end instants).
+asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcommand, WallTime deadline,
+                                                       CommandOutcome& first, CommandOutcome& last) {
   auto backoff = 1s;
   for (int attempt = 1;; ++attempt) {
     const CommandOutcome out = co_await nodetool(subcommand);
+    if (attempt == 1) first = out;
+    last = out;
     const std::string printed_error = error_despite_exit_0(out);
     if (out.ok() && printed_error.empty()) co_return StepOutcome{true, false, ""};
     if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary()};
@@ -198,8 +251,12 @@ asio::awaitable<StepOutcome> Daemon::confirm_restored() {
   co_return StepOutcome{false, false, detail};
 }
 
-asio::awaitable<void> Daemon::approve(std::string event_id) {
+asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {
   ApprovalOutcome outcome;
+  if (drain_timing_.last_exit && !drain_timing_.to_approval_ms) {
+    drain_timing_.to_approval_ms = ms_between(*drain_timing_.last_exit, std::chrono::steady_clock::now());
+    drain_timing_.persist_ms = persist_ms;
+  }
   if (dry_run_) {
     const auto& events = core_->state().events;
     const auto rec = events.find(to_upper(event_id));

@@ -1,6 +1,7 @@
 // Child processes through Boost.Process v2: pipes drained concurrently, a timer raced with the exit.
 #include "cassandra/process_runner.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdlib>
+#include <optional>
 
 // clang-format off
 // Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
@@ -100,14 +102,25 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   if (!out_pipe.is_open() || !err_pipe.is_open()) return make_error("cannot create pipes for " + program);
   bp::posix::default_launcher launcher;
   boost::system::error_code ec;
-  bp::process proc = launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
-                              stdio, bp::process_environment(env), CloseInheritedFds{});
+  std::optional<bp::process> proc;
+  try {
+    proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
+                          stdio, bp::process_environment(env), CloseInheritedFds{}));
+  } catch (const boost::system::system_error& e) {
+    // pidfd_open refused after the fork (seccomp, kernel < 5.3, valgrind): a child that cannot be watched
+    // cannot be bounded in time either, so it is stopped at once.
+    if (launcher.pid > 0) {
+      ::kill(launcher.pid, SIGKILL);
+      ::waitpid(launcher.pid, nullptr, 0);
+    }
+    return make_error("cannot watch " + program + ": " + e.code().message());
+  }
   if (ec) {
     // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
     if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
     return make_error("cannot start " + program + ": " + ec.message());
   }
-  return proc;
+  return std::move(*proc);
 }
 
 bool is_executable_file(const std::string& path) {
@@ -138,8 +151,8 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
   outcome.argv = argv;
   const auto started = std::chrono::steady_clock::now();
   auto finish = [&] {
-    outcome.duration =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    outcome.ended = std::chrono::steady_clock::now();
+    outcome.duration = std::chrono::duration_cast<std::chrono::milliseconds>(outcome.ended - started);
     return std::move(outcome);
   };
   if (argv.empty()) {
@@ -155,6 +168,7 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
 
   auto executor = co_await asio::this_coro::executor;
   asio::readable_pipe out_pipe(executor), err_pipe(executor);
+  outcome.started = std::chrono::steady_clock::now();
   auto launched = launch(executor, program.value(), argv, out_pipe, err_pipe, child_environment(extra_env));
   if (!launched) {
     outcome.spawn_error = launched.error().message;

@@ -22,6 +22,9 @@ struct CommandOutcome {
   int term_signal = 0;      // the signal that ended the child (SIGKILL after a timeout), else 0
   std::string spawn_error;  // non-empty when the program could not be started
   std::chrono::milliseconds duration{0};
+  // Just before the fork, and once the child was reaped: what the agent adds around commands is measured
+  // from these (SPEC 4).
+  std::chrono::steady_clock::time_point started{}, ended{};
 
   bool ok() const { return spawn_error.empty() && !timed_out && exit_code == 0; }
   // One line for logs: exit code, signal, timeout or spawn failure, then the first line of err (else out).

@@ -3,12 +3,15 @@
 #include "imds/http_connection.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <sstream>
 
 namespace cla {
 namespace {
@@ -45,7 +48,13 @@ HttpConnection::HttpConnection(asio::any_io_executor ex, std::string host, std::
       host_(std::move(host)),
       port_(port),
       body_limit_(body_limit),
-      where_(host_and_port(host_, port)) {}
+      where_(host_and_port(host_, port)),
+      deadline_(std::make_shared<Deadline>(ex_)) {}
+
+HttpConnection::~HttpConnection() {
+  deadline_->alive = false;
+  deadline_->timer.cancel();
+}
 
 void HttpConnection::cancel() {
   ++generation_;
@@ -55,75 +64,128 @@ void HttpConnection::cancel() {
 void HttpConnection::close() {
   if (!stream_) return;
   beast::error_code ignored;
-  stream_->socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  stream_->close();
+  stream_->shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  stream_->close(ignored);
   stream_.reset();
   buffer_.consume(buffer_.size());
 }
 
-asio::awaitable<beast::error_code> HttpConnection::connect(std::uint64_t generation,
-                                                           std::chrono::steady_clock::time_point deadline) {
+asio::awaitable<beast::error_code> HttpConnection::connect(std::uint64_t generation) {
   beast::error_code ec;
   const auto address = asio::ip::make_address(host_, ec);
   if (!ec) {
     auto [connect_ec] = co_await stream_->async_connect(asio::ip::tcp::endpoint(address, port_), nothrow);
     co_return connect_ec;
   }
-  // A name: resolved now (getaddrinfo runs on Asio's resolver thread), within the stream's deadline.
+  // A name: resolved now (getaddrinfo runs on Asio's resolver thread), within the exchange's deadline.
   using namespace asio::experimental::awaitable_operators;
   asio::ip::tcp::resolver resolver(ex_);
-  asio::steady_timer timer(ex_, deadline);
+  asio::steady_timer timer(ex_, deadline_->at);
   auto first =
       co_await (resolver.async_resolve(host_, std::to_string(port_), nothrow) || timer.async_wait(nothrow));
   if (first.index() == 1) co_return beast::error::timeout;
   auto [resolve_ec, results] = std::get<0>(std::move(first));
   if (resolve_ec) co_return resolve_ec;
   if (generation != generation_) co_return asio::error::operation_aborted;
-  auto [connect_ec, endpoint] = co_await stream_->async_connect(results, nothrow);
+  auto [connect_ec, endpoint] = co_await asio::async_connect(*stream_, results, nothrow);
   co_return connect_ec;
+}
+
+// What run_steps got to: the stage it stopped at, its error, and the answer when all went well.
+struct HttpConnection::Steps {
+  std::uint64_t generation = 0;
+  std::string_view stage = "connect";
+  beast::error_code ec;
+  bool got_some = false;
+  std::optional<Response> response;
+};
+
+// Sends the whole request at once when the socket takes it (a small request on an idle connection always
+// fits), so the usual send completes without a round through the event loop; else waits for room.
+asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) {
+  std::ostringstream text;
+  text << request;
+  const std::string bytes = std::move(text).str();
+  beast::error_code ec;
+  std::size_t sent = stream_->send(asio::buffer(bytes), 0, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
+  if (ec || sent == bytes.size()) co_return ec;
+  auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(bytes) + sent, nothrow);
+  co_return write_ec;
+}
+
+asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& steps) {
+  if (!stream_) {
+    stream_.emplace(ex_);
+    steps.ec = co_await connect(steps.generation);
+    if (steps.ec) co_return;
+    stream_->non_blocking(true, steps.ec);  // for send(): once per connection, it costs a system call
+    if (steps.ec) co_return;
+  }
+  steps.stage = "write";
+  if ((steps.ec = co_await send(request))) co_return;
+  steps.stage = "read";
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(body_limit_);
+  auto [read_ec, read] = co_await http::async_read(*stream_, buffer_, parser, nothrow);
+  steps.got_some = parser.got_some();
+  if ((steps.ec = read_ec)) co_return;
+  steps.response = parser.release();
+}
+
+// One timer watches the deadlines of all exchanges: it is armed when it is not already waiting for an
+// instant at or before the current deadline (re-armed only when the deadline got shorter, e.g. after the
+// long first call), and when it fires early (its deadline belonged to an earlier exchange) it waits again for
+// the current one. An exchange that ends leaves it alone, so a prompt answer costs no timer operation.
+void HttpConnection::watch_deadline() {
+  auto& d = *deadline_;
+  if (d.armed && d.timer.expiry() <= d.at) return;
+  d.armed = true;
+  const std::uint64_t arming = ++d.arming;
+  d.timer.expires_at(d.at);  // cancels a later wait, whose handler then sees a newer arming and leaves
+  d.timer.async_wait([d = deadline_, arming, this](const beast::error_code& ec) {
+    if (arming != d->arming) return;
+    d->armed = false;
+    if (ec || !d->alive || !d->in_flight) return;  // the connection may be gone, `this` with it
+    if (std::chrono::steady_clock::now() < d->at) return watch_deadline();
+    d->expired = true;
+    if (stream_) stream_->cancel();
+  });
 }
 
 asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& request,
                                                                  std::chrono::milliseconds timeout,
                                                                  std::uint64_t generation) {
   const bool reused = stream_.has_value();
-  auto fail = [&](std::string_view stage, const beast::error_code& ec, bool before_answer) {
-    close();
+  Steps steps;
+  steps.generation = generation;
+  deadline_->at = std::chrono::steady_clock::now() + timeout;
+  deadline_->in_flight = true;
+  deadline_->expired = false;
+  watch_deadline();
+  co_await run_steps(request, steps);
+  deadline_->in_flight = false;
+  if (deadline_->expired && generation == generation_) steps.ec = beast::error::timeout;
+  if (!steps.ec && generation == generation_) {
     Attempt a;
-    if (generation != generation_ || ec == asio::error::operation_aborted) {
-      a.failure = {Kind::cancelled, "cancelled during " + std::string(stage)};
-    } else if (ec == beast::error::timeout) {
-      a.failure = {Kind::timeout, "no response within " + std::to_string(timeout.count()) + " ms (" +
-                                      std::string(stage) + ")"};
-    } else if (ec == http::error::body_limit) {
-      a.failure = {Kind::body_too_large, "body larger than " + std::to_string(body_limit_) + " bytes"};
-    } else {
-      a.failure = {Kind::connect, std::string(stage) + " " + where_ + ": " + ec.message()};
-      a.stale = reused && before_answer && stale_connection_error(ec);
-    }
-    return a;
-  };
-
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (!stream_) {
-    stream_.emplace(ex_);
-    stream_->expires_at(deadline);
-    const auto connect_ec = co_await connect(generation, deadline);
-    if (connect_ec || generation != generation_) co_return fail("connect", connect_ec, true);
-  } else {
-    stream_->expires_at(deadline);
+    a.response = std::move(steps.response);
+    if (!a.response->keep_alive()) close();
+    co_return a;
   }
-  auto [write_ec, written] = co_await http::async_write(*stream_, request, nothrow);
-  if (write_ec || generation != generation_) co_return fail("write", write_ec, true);
-
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(body_limit_);
-  auto [read_ec, read] = co_await http::async_read(*stream_, buffer_, parser, nothrow);
-  if (read_ec || generation != generation_) co_return fail("read", read_ec, !parser.got_some());
-  stream_->expires_never();
+  const bool before_answer = steps.stage != "read" || !steps.got_some;
+  close();
   Attempt a;
-  a.response = parser.release();
-  if (!a.response->keep_alive()) close();
+  if (generation != generation_ || steps.ec == asio::error::operation_aborted) {
+    a.failure = {Kind::cancelled, "cancelled during " + std::string(steps.stage)};
+  } else if (steps.ec == beast::error::timeout) {
+    a.failure = {Kind::timeout, "no response within " + std::to_string(timeout.count()) + " ms (" +
+                                    std::string(steps.stage) + ")"};
+  } else if (steps.ec == http::error::body_limit) {
+    a.failure = {Kind::body_too_large, "body larger than " + std::to_string(body_limit_) + " bytes"};
+  } else {
+    a.failure = {Kind::connect, std::string(steps.stage) + " " + where_ + ": " + steps.ec.message()};
+    a.stale = reused && before_answer && stale_connection_error(steps.ec);
+  }
   co_return a;
 }
 

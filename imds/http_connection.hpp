@@ -4,12 +4,14 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -49,6 +51,7 @@ class HttpConnection {
   // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,
                  std::size_t body_limit);
+  ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
@@ -69,17 +72,33 @@ class HttpConnection {
 
  private:
   struct Attempt;
+  struct Steps;
   boost::asio::awaitable<Attempt> attempt(const Request& request, std::chrono::milliseconds timeout,
                                           std::uint64_t generation);
-  boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation,
-                                                           std::chrono::steady_clock::time_point deadline);
+  boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
+  boost::asio::awaitable<boost::beast::error_code> send(const Request& request);
+  void watch_deadline();
+  boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
 
   boost::asio::any_io_executor ex_;
   std::string host_;
   std::uint16_t port_;
   std::size_t body_limit_;
   std::string where_;
-  std::optional<boost::beast::tcp_stream> stream_;
+  // A plain socket: an exchange has one deadline (see watch_deadline), not a timer armed for each read and
+  // write (each arming and cancelling costs the idle poll system calls and rounds through the event loop).
+  std::optional<boost::asio::ip::tcp::socket> stream_;
+  struct Deadline {  // shared with the timer's handler, which may run after the connection is gone
+    explicit Deadline(const boost::asio::any_io_executor& ex) : timer(ex) {}
+    boost::asio::steady_timer timer;
+    std::chrono::steady_clock::time_point at{};
+    bool alive = true;
+    bool armed = false;
+    std::uint64_t arming = 0;  // which async_wait is the current one
+    bool in_flight = false;
+    bool expired = false;
+  };
+  std::shared_ptr<Deadline> deadline_;
   boost::beast::flat_buffer buffer_;
   std::uint64_t generation_ = 0;  // bumped by cancel(); an exchange that sees it change was cancelled
 };

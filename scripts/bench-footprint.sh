@@ -1,47 +1,141 @@
 #!/usr/bin/env bash
-# Idle footprint of the agent at 1 Hz polling against imds-emulator (SPEC 4: <= 30 ms CPU per minute,
-# <= 16 MB RSS), beside a curl polling loop at the same rate as the baseline. Prints the figures.
-# Usage: scripts/bench-footprint.sh [seconds]   (default 60; everything on 127.0.0.1)
+# Idle footprint at 1 Hz polling (SPEC 4 and 10): the agent beside the docs' Python polling loop, one run.
+# One imds-emulator serves three VMs: vm0 = the agent (CPU, RSS, and system calls per poll by strace -c),
+# vm1 = the Python urllib loop (CPU), vm2 = the agent under callgrind (instructions per poll: exact from run
+# to run, unlike CPU time). CPU is each program's on-CPU time (/proc/PID/task/*/schedstat, ns) over the same
+# counting window; polls are counted from the emulator's request log over that window.
+# Everything is on 127.0.0.1.
 set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+Usage: scripts/bench-footprint.sh [--help]
+Environment:
+  BENCH_BIN            directory of the built binaries (default: build/bin, built first when it is the default)
+  BENCH_COUNT_SECONDS  length of the counting window (default 60)
+  BENCH_STRACE_SECONDS length of the strace window that follows it (default 20)
+Last line: agent_ms_per_min=N python_ms_per_min=N ratio=N syscalls_per_poll=N instr_per_poll=N rss_mb=N
+EOF
+}
+[[ ${1:-} == --help || ${1:-} == -h ]] && { usage; exit 0; }
+[[ $# -eq 0 ]] || { usage >&2; exit 2; }
+
 cd "$(dirname "$0")/.."
-seconds=${1:-${BENCH_SECONDS:-60}}
-scripts/install-deps.sh
-scripts/build.sh >/dev/null
-bin=build/bin
+count_s=${BENCH_COUNT_SECONDS:-60}
+strace_s=${BENCH_STRACE_SECONDS:-20}
+if [[ -z ${BENCH_BIN:-} ]]; then
+  scripts/build.sh >/dev/null
+  bin=$PWD/build/bin
+else
+  bin=$(cd "$BENCH_BIN" && pwd)
+fi
+for tool in valgrind callgrind_control strace jq curl; do
+  command -v "$tool" >/dev/null || { echo "bench-footprint: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
+done
+
 work=$(mktemp -d)
+[[ -n ${BENCH_KEEP:-} ]] && echo "work dir: $work"
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  [[ -n ${BENCH_KEEP:-} ]] || rm -rf "$work"
+}
 trap cleanup EXIT
 
-"$bin/imds-emulator" --vm vm0,0,127.0.0.1:0 --admin 127.0.0.1:0 >"$work/emulator.out" &
+"$bin/imds-emulator" --vm vm0,0,127.0.0.1:0 --vm vm1,0,127.0.0.1:0 --vm vm2,0,127.0.0.1:0 \
+  --admin 127.0.0.1:0 >"$work/emulator.out" 2>"$work/emulator.err" &
 pids+=($!)
-for _ in $(seq 50); do [[ $(grep -c listening "$work/emulator.out" || true) -ge 2 ]] && break; sleep 0.1; done
-vm_addr=$(jq -r 'select(.listening=="vm") | .address' "$work/emulator.out")
-"$bin/nodetool-sim" --init-cluster "$work/cluster.json" --dcs dc1 --racks 3 --nodes-per-rack 1 --base-address 127.0.1. >/dev/null
+for _ in $(seq 100); do [[ $(grep -c listening "$work/emulator.out" || true) -ge 4 ]] && break; sleep 0.1; done
+[[ $(grep -c listening "$work/emulator.out" || true) -ge 4 ]] || { echo "bench-footprint: imds-emulator did not start" >&2; cat "$work/emulator.err" >&2; exit 1; }
+vm_addr() { jq -r --arg vm "$1" 'select(.listening=="vm" and .vm==$vm) | .address' "$work/emulator.out"; }
+admin=$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.out")
+"$bin/nodetool-sim" --init-cluster "$work/cluster.json" --dcs dc1 --racks 3 --nodes-per-rack 1 \
+  --base-address 127.0.1. >/dev/null
 
-cat >"$work/agent.json" <<JSON
+agent_config() {  # vm name -> config file
+  cat >"$work/$1.json" <<JSON
 {
-  "imds": {"endpoint": "http://$vm_addr", "poll_interval_ms": 1000},
-  "node": {"resource_name": "vm0", "fault_domain": 0},
-  "cassandra": {"nodetool": ["$PWD/$bin/nodetool-sim", "--cluster", "$work/cluster.json", "--node", "127.0.1.1"]},
-  "state_file": "$work/state.json",
-  "log": {"file": "$work/agent.jsonl"},
+  "imds": {"endpoint": "http://$(vm_addr "$1")", "poll_interval_ms": 1000},
+  "node": {"resource_name": "$1", "fault_domain": 0},
+  "cassandra": {"nodetool": ["$bin/nodetool-sim", "--cluster", "$work/cluster.json", "--node", "127.0.1.1"]},
+  "state_file": "$work/$1.state.json",
+  "log": {"file": "$work/$1.jsonl"},
   "http": {"listen": ""}
 }
 JSON
-
-measure() {  # label, command...: prints "label cpu_ms_per_minute peak_rss_kb"
-  local label=$1; shift
-  /usr/bin/time -f "%U %S %M" -o "$work/$label.time" timeout -s TERM "$seconds" "$@" >/dev/null 2>&1 || true
-  read -r user sys rss < <(tail -n 1 "$work/$label.time")  # time prepends "Command exited ..." on timeout
-  awk -v l="$label" -v u="$user" -v s="$sys" -v r="$rss" -v d="$seconds" \
-    'BEGIN { printf "%-28s cpu %7.1f ms/min   peak rss %6.1f MB\n", l, (u + s) * 1000 * 60 / d, r / 1024 }'
+  echo "$work/$1.json"
 }
 
-echo "idle footprint over ${seconds}s at 1 Hz polling (agent vs. a curl loop):"
-measure cassandra-lifecycle-agent "$bin/cassandra-lifecycle-agent" --config "$work/agent.json"
-measure curl-loop-baseline bash -c "while :; do curl -s --noproxy '*' -H Metadata:true \
-  'http://$vm_addr/metadata/scheduledevents?api-version=2020-07-01' >/dev/null; sleep 1; done"
-echo "target (SPEC 4): agent cpu <= 30 ms/min, peak rss <= 16 MB"
-polls=$(grep -c '"method":"GET"' <(curl -s "http://$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.out")/admin/requests" | jq -c '.[]') || true)
-echo "requests served by the emulator: $polls"
+# The docs' sample loop (Azure Scheduled Events, Python), with urllib so it needs nothing beyond Python.
+cat >"$work/poll.py" <<'PY'
+import json, sys, time, urllib.request
+url = "http://" + sys.argv[1] + "/metadata/scheduledevents?api-version=2020-07-01"
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+while True:
+    with opener.open(urllib.request.Request(url, headers={"Metadata": "true"})) as resp:
+        doc = json.loads(resp.read())
+    for event in doc["Events"]:
+        print(event["EventId"], event["EventStatus"], flush=True)
+    time.sleep(1)
+PY
+
+"$bin/cassandra-lifecycle-agent" --config "$(agent_config vm0)" >/dev/null 2>&1 &
+agent_pid=$!; pids+=($agent_pid)
+/usr/bin/python3 -I "$work/poll.py" "$(vm_addr vm1)" >/dev/null &
+python_pid=$!; pids+=($python_pid)
+(cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" \
+  "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm2)" >/dev/null 2>"$work/valgrind.err") &
+grind_pid=$!; pids+=($grind_pid)
+
+requests() {  # vm -> GET requests served so far
+  curl -s --noproxy '*' "http://$admin/admin/requests" | jq --arg vm "$1" '[.[] | select(.vm==$vm and .method=="GET")] | length'
+}
+cpu_ns() {  # pid -> on-CPU ns of all its threads
+  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+wait_polls() {  # vm, count: until the emulator has served that many GETs to it (valgrind starts slowly)
+  for _ in $(seq 600); do [[ $(requests "$1") -ge $2 ]] && return 0; sleep 0.1; done
+  echo "bench-footprint: $1 made fewer than $2 polls in 60 s" >&2; exit 1
+}
+wait_polls vm0 3; wait_polls vm1 3; wait_polls vm2 3
+
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+callgrind_control -z "$grind_pid" >/dev/null 2>&1
+a0=$(cpu_ns "$agent_pid"); p0=$(cpu_ns "$python_pid")
+r0=$(requests vm0); q0=$(requests vm1); g0=$(requests vm2)
+sleep "$count_s"
+a1=$(cpu_ns "$agent_pid"); p1=$(cpu_ns "$python_pid")
+r1=$(requests vm0); q1=$(requests vm1); g1=$(requests vm2)
+callgrind_control -d "$grind_pid" >/dev/null 2>&1
+rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/"$agent_pid"/status)
+echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+
+strace -c -f -p "$agent_pid" -o "$work/strace.txt" 2>/dev/null &
+strace_pid=$!
+sleep 0.5  # attached before the first poll counted
+s0=$(requests vm0)
+sleep "$strace_s"
+s1=$(requests vm0)
+kill -INT "$strace_pid"; wait "$strace_pid" || true
+
+dump=$(ls -t "$work"/callgrind.* | head -n 1)
+instr=$(awk '/^summary:|^totals:/ { print $2; exit }' "$dump")
+syscalls=$(awk '$NF == "total" { print $4 }' "$work/strace.txt")
+
+echo "strace -c -f of the agent over ${strace_s} s:"
+cat "$work/strace.txt"
+awk -v a=$((a1 - a0)) -v p=$((p1 - p0)) -v s="$count_s" -v ra=$((r1 - r0)) -v rp=$((q1 - q0)) -v rg=$((g1 - g0)) \
+  -v sc="$syscalls" -v sp=$((s1 - s0)) -v ir="$instr" -v rss="$rss_kb" '
+  BEGIN {
+    am = a / 1e6 * 60 / s; pm = p / 1e6 * 60 / s
+    printf "window %d s: agent %d polls, python %d polls, agent under callgrind %d polls\n", s, ra, rp, rg
+    printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "cassandra-lifecycle-agent (vm0)", am, a / 1e6 / ra
+    printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "python urllib loop (vm1)", pm, p / 1e6 / rp
+    printf "%-34s %8.0f instructions/poll\n", "agent under callgrind (vm2)", ir / rg
+    printf "%-34s %8.2f syscalls/poll (%d over %d polls)\n", "agent, strace -c -f", sc / sp, sc, sp
+    printf "%-34s %8.1f MB RSS\n", "agent", rss / 1024
+    print "targets (SPEC 4): <= 9 ms/min, >= 20x less than python, <= 4 syscalls/poll, <= 16 MB"
+    printf "agent_ms_per_min=%.1f python_ms_per_min=%.1f ratio=%.1f syscalls_per_poll=%.2f instr_per_poll=%.0f rss_mb=%.1f\n",
+      am, pm, pm / am, sc / sp, ir / rg, rss / 1024
+  }'

@@ -18,7 +18,7 @@ constexpr const char* kHelp = R"(imds-emulator: a local stand-in for Azure IMDS 
 Usage:
   imds-emulator --vm NAME,FAULT_DOMAIN,HOST:PORT [--vm ...] [--admin HOST:PORT]
                 [--first-call-delay-ms N] [--impact-hook PATH] [--shared-approval any|all]
-                [--allow-remote]
+                [--close-after-answer] [--allow-remote]
 
 Options:
   --vm NAME,FAULT_DOMAIN,HOST:PORT  One emulated VM (repeatable): its resource name as Scheduled Events
@@ -43,6 +43,8 @@ Options:
                           docs' reading): the first approval by any listed VM starts it for all of them.
                           all (the case study's reading): it starts only once every listed VM approved.
                           An approval by a VM the event does not list counts for nothing in both.
+  --close-after-answer    Answer every VM request with Connection: close and end the connection, as a
+                          server that does not keep connections alive does (clients must reconnect).
   --allow-remote          Allow non-loopback listen addresses. Without it they are refused (exit 2): the
                           emulator has no authentication and must not face a network.
   --help                  This text.
@@ -119,7 +121,8 @@ int main(int argc, char** argv) {
   options.add_options()("help", "")("vm", po::value<std::vector<std::string>>(), "")(
       "admin", po::value<std::string>()->default_value("127.0.0.1:0"), "")(
       "first-call-delay-ms", po::value<long>()->default_value(0), "")("impact-hook", po::value<std::string>(), "")(
-      "shared-approval", po::value<std::string>()->default_value("any"), "")("allow-remote", "");
+      "shared-approval", po::value<std::string>()->default_value("any"), "")("close-after-answer", "")(
+      "allow-remote", "");
   po::variables_map vars;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vars);
@@ -158,6 +161,7 @@ int main(int argc, char** argv) {
   const std::string shared = vars["shared-approval"].as<std::string>();
   if (shared != "any" && shared != "all") return usage_error("--shared-approval must be any or all");
   config.shared_approval = shared == "any" ? cla::SharedApproval::any : cla::SharedApproval::all;
+  config.close_after_answer = vars.count("close-after-answer") > 0;
   try {
     return cla::run_emulator(config, std::cout, std::cerr);
   } catch (const std::exception& e) {

@@ -53,8 +53,10 @@ asio::awaitable<bool> deliver(beast::tcp_stream& stream, const HttpResponse& res
 }
 
 // One keep-alive HTTP/1.1 connection: read a request, let `handler` answer (it may wait), write, repeat.
+// With `close_after_answer` every answer says Connection: close and ends the connection.
 template <class Handler>
-asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler, std::uint64_t connection) {
+asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler, std::uint64_t connection,
+                                       bool close_after_answer) {
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
   for (;;) {
@@ -74,7 +76,7 @@ asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler, std:
     stream.expires_never();
     HttpRequest req = parser.release();
     auto [res, delivery] = co_await handler(req, connection);
-    res.keep_alive(req.keep_alive());
+    res.keep_alive(req.keep_alive() && !close_after_answer);
     stream.expires_after(kIdleTimeout);
     if (delivery.drip.count() > 0 || delivery.close_mid_body) {
       stream.expires_never();
@@ -89,7 +91,8 @@ asio::awaitable<void> serve_connection(tcp::socket socket, Handler handler, std:
 }
 
 template <class Handler>
-asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler, std::uint64_t& connections) {
+asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler, std::uint64_t& connections,
+                                  bool close_after_answer = false) {
   asio::steady_timer backoff(acceptor.get_executor());
   for (;;) {
     auto [ec, socket] = co_await acceptor.async_accept(nothrow);
@@ -99,7 +102,8 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Handler handler, std:
       co_await backoff.async_wait(nothrow);
       continue;
     }
-    asio::co_spawn(acceptor.get_executor(), serve_connection(std::move(socket), handler, ++connections),
+    asio::co_spawn(acceptor.get_executor(),
+                   serve_connection(std::move(socket), handler, ++connections, close_after_answer),
                    asio::detached);
   }
 }
@@ -179,7 +183,8 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
       play_impacts(state, hook);
       co_return reply;
     };
-    asio::co_spawn(ioc, accept_loop(acceptors[i], handler, connections), asio::detached);
+    asio::co_spawn(ioc, accept_loop(acceptors[i], handler, connections, config.close_after_answer),
+                   asio::detached);
   }
   announce_line(announce, {{"listening", "admin"}, {"address", endpoint_text(admin->local_endpoint())}});
   announce.flush();

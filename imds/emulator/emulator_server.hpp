@@ -17,6 +17,7 @@ struct EmulatorConfig {
   std::chrono::milliseconds first_call_delay{0};
   std::string impact_hook;  // empty: none; else run for each listed VM at each impact transition
   SharedApproval shared_approval = SharedApproval::any;
+  bool close_after_answer = false;  // VM listeners end each connection after one answer
 };
 
 // Binds every listener, writes one JSON line per listener to `announce` (then flushes):
