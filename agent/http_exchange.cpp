@@ -69,7 +69,8 @@ HttpWireResponse answer_request(const HttpWireRequest& request, const HttpHandle
   try {
     answer = handler(request.method_string(), request.target());
   } catch (const std::exception& e) {
-    answer = HttpResponse{500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + '\n'};
+    answer =
+        HttpResponse{500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + '\n'};
   }
   return to_wire(answer, request.version(), request.keep_alive());
 }

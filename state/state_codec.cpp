@@ -14,7 +14,8 @@ std::int64_t to_ms(WallTime t) {
 }
 // Throws (caught in decode_state) for a time a WallTime cannot hold: converting it would overflow.
 WallTime from_ms(std::int64_t ms) {
-  constexpr auto kMaxMs = std::chrono::duration_cast<std::chrono::milliseconds>(WallTime::duration::max()).count();
+  constexpr auto kMaxMs =
+      std::chrono::duration_cast<std::chrono::milliseconds>(WallTime::duration::max()).count();
   if (ms > kMaxMs || ms < -kMaxMs)
     throw std::runtime_error("time " + std::to_string(ms) + " ms is out of range");
   return WallTime(std::chrono::milliseconds(ms));

@@ -1,6 +1,6 @@
-// What every fuzz target shares: its input as text, and FUZZ_CHECK, which turns a broken property into a crash
-// that libFuzzer saves (a property is what the parser promises, e.g. that what it accepts re-encodes and
-// re-parses to the same value).
+// What every fuzz target shares: its input as text, and FUZZ_CHECK, which turns a broken property into a
+// crash that libFuzzer saves (a property is what the parser promises, e.g. that what it accepts re-encodes
+// and re-parses to the same value).
 #pragma once
 
 #include <cstddef>

@@ -36,8 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view body = cla::fuzz::as_text(data + 2, size - 2);
   switch (data[0] % 9) {
     case 0:
-      if (const auto failure = codec::answer_failure(status, body)) check_failure(*failure, status);
-      else FUZZ_CHECK(status == 200);
+      if (const auto failure = codec::answer_failure(status, body))
+        check_failure(*failure, status);
+      else
+        FUZZ_CHECK(status == 200);
       break;
     case 1:
       check(codec::decode_range(status, body), status);

@@ -1,5 +1,6 @@
-// HTTP for the fuzz targets of the two servers: requests read from the input bytes as the servers' reads would
-// (one after another on a kept-alive connection), and a check that a response is well-formed on the wire.
+// HTTP for the fuzz targets of the two servers: requests read from the input bytes as the servers' reads
+// would (one after another on a kept-alive connection), and a check that a response is well-formed on the
+// wire.
 #pragma once
 
 #include <boost/asio/buffer.hpp>
@@ -24,7 +25,8 @@ inline boost::system::error_code read_request(std::string_view& input,
   parser.eager(true);
   boost::system::error_code ec;
   while (!parser.is_done()) {
-    const std::size_t used = input.empty() ? 0 : parser.put(boost::asio::buffer(input.data(), input.size()), ec);
+    const std::size_t used =
+        input.empty() ? 0 : parser.put(boost::asio::buffer(input.data(), input.size()), ec);
     input.remove_prefix(used);
     if (ec && ec != http::error::need_more) return ec;
     ec = {};

@@ -22,14 +22,16 @@ std::string write_document(const cla::EventsDocument& doc) {
                                   {"EventSource", e.source_text},
                                   {"DurationInSeconds", e.duration_s}});
   }
-  return json::serialize(json::object{{"DocumentIncarnation", doc.incarnation}, {"Events", std::move(events)}});
+  return json::serialize(
+      json::object{{"DocumentIncarnation", doc.incarnation}, {"Events", std::move(events)}});
 }
 
 bool same_event(const cla::ScheduledEvent& a, const cla::ScheduledEvent& b) {
-  return a.id == b.id && a.type == b.type && a.resource_type == b.resource_type && a.resources == b.resources &&
-         a.status == b.status && a.status_text == b.status_text && a.not_before == b.not_before &&
-         a.not_before_text == b.not_before_text && a.description == b.description && a.source == b.source &&
-         a.source_text == b.source_text && a.duration_s == b.duration_s;
+  return a.id == b.id && a.type == b.type && a.resource_type == b.resource_type &&
+         a.resources == b.resources && a.status == b.status && a.status_text == b.status_text &&
+         a.not_before == b.not_before && a.not_before_text == b.not_before_text &&
+         a.description == b.description && a.source == b.source && a.source_text == b.source_text &&
+         a.duration_s == b.duration_s;
 }
 
 }  // namespace
@@ -48,6 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto again = cla::parse_scheduled_events(write_document(*parsed));
   FUZZ_CHECK(again.ok());
   FUZZ_CHECK(again->incarnation == parsed->incarnation && again->events.size() == parsed->events.size());
-  for (std::size_t i = 0; i < parsed->events.size(); ++i) FUZZ_CHECK(same_event(parsed->events[i], again->events[i]));
+  for (std::size_t i = 0; i < parsed->events.size(); ++i)
+    FUZZ_CHECK(same_event(parsed->events[i], again->events[i]));
   return 0;
 }

@@ -22,10 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   FUZZ_CHECK(!parsed->host_id.empty() && !parsed->datacenter.empty() && !parsed->rack.empty());
-  const std::string printed = info_line("ID", parsed->host_id) +
-                              info_line("Gossip active", parsed->gossip_active ? "true" : "false") +
-                              info_line("Native Transport active", parsed->native_transport_active ? "true" : "false") +
-                              info_line("Data Center", parsed->datacenter) + info_line("Rack", parsed->rack);
+  const std::string printed =
+      info_line("ID", parsed->host_id) +
+      info_line("Gossip active", parsed->gossip_active ? "true" : "false") +
+      info_line("Native Transport active", parsed->native_transport_active ? "true" : "false") +
+      info_line("Data Center", parsed->datacenter) + info_line("Rack", parsed->rack);
   const auto again = cla::parse_nodetool_info(printed);
   FUZZ_CHECK(again.ok());
   FUZZ_CHECK(again->host_id == parsed->host_id && again->datacenter == parsed->datacenter &&

@@ -15,9 +15,11 @@ std::string print_status(const cla::ClusterStatus& status) {
   for (const auto& row : status.rows) {
     if (!dc || *dc != row.datacenter) {
       dc = &row.datacenter;
-      out += "Datacenter: " + row.datacenter + "\n=======\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n";
+      out += "Datacenter: " + row.datacenter +
+             "\n=======\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n";
     }
-    out += row.load.empty() ? "--  Address  Host ID  Rack\n" : "--  Address  Load  Tokens  Owns  Host ID  Rack\n";
+    out += row.load.empty() ? "--  Address  Host ID  Rack\n"
+                            : "--  Address  Load  Tokens  Owns  Host ID  Rack\n";
     out += std::string{row.status, row.state} + "  " + row.address + "  " +
            (row.load.empty() ? "" : row.load + "  16  ?  ") + row.host_id + "  " + row.rack + "\n";
   }
@@ -46,8 +48,8 @@ bool same_rows(const cla::ClusterStatus& a, const cla::ClusterStatus& b) {
   if (a.rows.size() != b.rows.size() || a.note != b.note) return false;
   for (std::size_t i = 0; i < a.rows.size(); ++i) {
     const auto &x = a.rows[i], &y = b.rows[i];
-    if (x.datacenter != y.datacenter || x.status != y.status || x.state != y.state || x.address != y.address ||
-        x.load != y.load || x.host_id != y.host_id || x.rack != y.rack)
+    if (x.datacenter != y.datacenter || x.status != y.status || x.state != y.state ||
+        x.address != y.address || x.load != y.load || x.host_id != y.host_id || x.rack != y.rack)
       return false;
   }
   return true;
