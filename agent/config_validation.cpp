@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "agent/config_coordination.hpp"
-#include "agent/http_endpoint.hpp"
+#include "agent/http_exchange.hpp"
 #include "imds/endpoint.hpp"
 
 namespace cla {

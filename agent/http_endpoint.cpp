@@ -9,8 +9,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <charconv>
-#include <exception>
 
 namespace cla {
 namespace asio = boost::asio;
@@ -18,47 +16,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using asio::ip::tcp;
 using boost::system::error_code;
-
-namespace {
-
-// A request that cannot be served gets this status and the connection is closed; 0: close silently.
-unsigned status_for_read_error(const error_code& ec) {
-  if (ec == http::error::header_limit) return 431;
-  if (ec == http::error::body_limit) return 413;
-  if (ec == http::error::end_of_stream || ec == http::error::partial_message) return 0;  // client left
-  if (ec.category() == http::make_error_code(http::error::bad_target).category()) return 400;
-  return 0;  // timeout, reset, stop()
-}
-
-http::response<http::string_body> to_beast(const HttpResponse& r, unsigned version, bool keep_alive) {
-  http::response<http::string_body> res{static_cast<http::status>(r.status), version};
-  res.set(http::field::server, "cassandra-lifecycle-agent");
-  res.set(http::field::content_type, r.content_type);
-  if (r.status == 405) res.set(http::field::allow, "GET");
-  res.keep_alive(keep_alive);
-  res.body() = r.body;
-  res.prepare_payload();
-  return res;
-}
-
-}  // namespace
-
-Result<tcp::endpoint> parse_listen_address(std::string_view listen) {
-  const auto colon = listen.rfind(':');
-  if (colon == std::string_view::npos)
-    return make_error("expected HOST:PORT, got \"" + std::string(listen) + '"');
-  std::string_view host = listen.substr(0, colon);
-  const std::string_view port_text = listen.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535)
-    return make_error("port must be a number from 0 to 65535, got \"" + std::string(port_text) + '"');
-  error_code address_ec;
-  const auto address = asio::ip::make_address(std::string(host), address_ec);
-  if (address_ec) return make_error("host must be an IP address, got \"" + std::string(host) + '"');
-  return tcp::endpoint(address, static_cast<std::uint16_t>(port));
-}
 
 Result<std::shared_ptr<HttpEndpoint>> HttpEndpoint::open(asio::any_io_executor executor,
                                                          std::string_view listen, HttpHandler handler,
@@ -130,17 +87,14 @@ asio::awaitable<void> HttpEndpoint::session(std::shared_ptr<HttpEndpoint> self, 
   beast::flat_buffer buffer;
   error_code ec;
   while (!self->stopped_) {
-    http::request_parser<http::string_body> parser;
-    parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
-    parser.body_limit(options.body_limit);
+    HttpRequestParser parser;
+    limit_request_parser(parser, options);
     stream.expires_after(options.timeout);
     co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
-      if (const unsigned status = status_for_read_error(ec); status != 0 && !self->stopped_) {
-        auto res =
-            to_beast(HttpResponse{status, "text/plain; charset=utf-8", "request refused\n"}, 11, false);
+      if (auto refusal = refusal_for_read_error(ec); refusal && !self->stopped_) {
         stream.expires_after(options.timeout);
-        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+        co_await http::async_write(stream, *refusal, asio::redirect_error(asio::use_awaitable, ec));
         // Read what the client still sends before closing, so that it gets the answer rather than a reset.
         stream.socket().shutdown(tcp::socket::shutdown_send, ec);
         stream.expires_after(std::chrono::seconds(1));
@@ -150,15 +104,7 @@ asio::awaitable<void> HttpEndpoint::session(std::shared_ptr<HttpEndpoint> self, 
       }
       break;
     }
-    const auto& req = parser.get();
-    HttpResponse answer;
-    try {
-      answer = self->handler_(req.method_string(), req.target());
-    } catch (const std::exception& e) {
-      answer =
-          HttpResponse{500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + '\n'};
-    }
-    auto res = to_beast(answer, req.version(), req.keep_alive());
+    auto res = answer_request(parser.get(), self->handler_);
     stream.expires_after(options.timeout);
     co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
     if (ec || !res.keep_alive()) break;

@@ -11,20 +11,11 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "agent/http_exchange.hpp"
 #include "agent/http_route.hpp"
 #include "state/result.hpp"
 
 namespace cla {
-
-struct HttpEndpointOptions {
-  std::size_t header_limit = 8 * 1024;      // larger request headers get 431
-  std::size_t body_limit = 8 * 1024;        // larger request bodies get 413
-  std::chrono::milliseconds timeout{5000};  // to receive one whole request, or to send one response
-  std::size_t max_connections = 16;         // connections beyond this are closed as soon as accepted
-};
-
-// "HOST:PORT" where HOST is an IPv4 address or a bracketed IPv6 address ("[::1]:9137"); port 0 picks one.
-Result<boost::asio::ip::tcp::endpoint> parse_listen_address(std::string_view listen);
 
 // Serves a handler on one executor. Every callback, including the handler, runs on that executor, so
 // run its io_context on one thread (or give a strand). Create with open(), then start(); stop() closes the

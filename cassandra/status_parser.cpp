@@ -41,6 +41,8 @@ Result<std::vector<Column>> parse_header(std::string_view header) {
     });
     if (match == kColumnNames.end())
       return make_error("unknown column '" + std::string(split_words(rest).front()) + "'");
+    if (std::find(columns.begin(), columns.end(), match->column) != columns.end())
+      return make_error("column '" + std::string(match->text) + "' given twice");
     columns.push_back(match->column);
     rest = trim(rest.substr(match->text.size()));
   }

@@ -55,16 +55,35 @@ std::string_view kind_name(const boost::json::value& v) {
 
 std::string quoted_excerpt(std::string_view text, std::size_t max) {
   std::string out = "\"";
-  for (char c : text.substr(0, max)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += '?';  // control bytes would garble a log line
-    } else {
-      out += c;
+  const std::string_view kept = text.substr(0, max);
+  std::size_t i = 0;
+  while (i < kept.size()) {
+    const std::size_t n = utf8_sequence_length(text, i);
+    if (n > 1 && i + n > kept.size()) break;  // a character cut by `max`
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (n == 0 || u < 0x20 || u == 0x7f) {
+      out += '?';  // control bytes would garble a log line; invalid UTF-8 would make JSON invalid
+      ++i;
+      continue;
     }
+    out.append(text.substr(i, n));
+    i += n;
   }
   out += text.size() > max ? "...\"" : "\"";
   return out;
+}
+
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return 1;
+  std::size_t n = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xC2 && b <= 0xDF ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((b == 0xE0 && byte(i + 1) < 0xA0) || (b == 0xED && byte(i + 1) >= 0xA0))) return 0;
+  if (n == 4 && ((b == 0xF0 && byte(i + 1) < 0x90) || (b == 0xF4 && byte(i + 1) >= 0x90))) return 0;
+  return n;
 }
 
 }  // namespace cla

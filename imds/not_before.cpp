@@ -245,6 +245,9 @@ Result<WallTime> to_wall_time(const Fields& f, std::string_view text) {
   if (f.hour > 23 || f.minute > 59 || f.second > 60) return fail("no such time of day");
   const auto utc =
       sys_days{ymd} + hours{f.hour} + minutes{f.minute} + seconds{f.second} + f.fraction - f.offset;
+  // The offset or a leap second can carry the instant across the range the date itself was in.
+  if (utc < sys_days{year{1970} / 1 / 1} || utc >= sys_days{year{2201} / 1 / 1})
+    return fail("the instant in UTC is out of range 1970..2200");
   return time_point_cast<WallClock::duration>(utc);
 }
 

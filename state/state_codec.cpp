@@ -12,7 +12,12 @@ namespace {
 std::int64_t to_ms(WallTime t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
+// Throws (caught in decode_state) for a time a WallTime cannot hold: converting it would overflow.
 WallTime from_ms(std::int64_t ms) {
+  constexpr auto kMaxMs =
+      std::chrono::duration_cast<std::chrono::milliseconds>(WallTime::duration::max()).count();
+  if (ms > kMaxMs || ms < -kMaxMs)
+    throw std::runtime_error("time " + std::to_string(ms) + " ms is out of range");
   return WallTime(std::chrono::milliseconds(ms));
 }
 json::value opt_ms(const std::optional<WallTime>& t) {

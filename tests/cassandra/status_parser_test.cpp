@@ -209,6 +209,10 @@ BOOST_AUTO_TEST_CASE(broken_outputs_are_errors_naming_the_line) {
              std::string::npos);
   BOOST_TEST(parse_error("Datacenter: dc1\n--  Address  Load  Rack  Host ID\n").find("last") !=
              std::string::npos);
+  // Found by the fuzzer: a second Rack column made the first take the rest of the row, host id included.
+  BOOST_TEST(parse_error("Datacenter: dc1\n--  Address  Load  Rack  Host ID  Rack\n"
+                         "UN  10.0.0.1  1 KiB  r1  1fcfb980-9823-4eb1-a6ba-3ad74de45321  r1\n")
+                 .find("'Rack' given twice") != std::string::npos);
   BOOST_TEST(parse_error("\nError: The keyspace foo, does not exist\n").find("keyspace foo") !=
              std::string::npos);
 }

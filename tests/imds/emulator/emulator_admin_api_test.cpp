@@ -143,4 +143,16 @@ BOOST_FIXTURE_TEST_CASE(faults_logs_and_vms, Fixture) {
   BOOST_TEST(call(http::verb::put, "/admin/events").result_int() == 405u);
 }
 
+BOOST_FIXTURE_TEST_CASE(unknown_paths_with_invalid_utf8_get_a_valid_json_answer, Fixture) {
+  // Found by the fuzzer: "%AD" decodes to a byte that is not UTF-8, quoted into the 404's JSON.
+  for (const auto& [verb, target] : {std::pair{http::verb::post, "/%ADmin/faults"},
+                                     std::pair{http::verb::delete_, "/admin/events/%FF%FE"}}) {
+    const auto res = call(verb, target);
+    BOOST_TEST(res.result() == http::status::not_found, target);
+    boost::system::error_code ec;
+    (void)boost::json::parse(res.body(), ec);
+    BOOST_TEST(!ec, target << ": " << res.body());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
