@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -74,6 +75,21 @@ std::vector<std::string> child_environment(const std::vector<std::pair<std::stri
   return env;
 }
 
+// Boost 1.81's close_all never closes the fds between whitelisted ones (it compares an entry with itself), so
+// a child kept every fd below the launcher's exec-error pipe, among them the write ends of its own
+// stdout/stderr pipes: a daemon it started (cassandra-cluster.sh start, an init script) held them and the
+// agent read on until the command timeout. Runs in the child after stdio's dup2s.
+struct CloseInheritedFds {
+  template <typename Launcher, typename Path>
+  boost::system::error_code on_exec_setup(Launcher& launcher, const Path&, const char* const*) const {
+    const auto& keep = launcher.fd_whitelist;
+    const int highest = *std::max_element(keep.begin(), keep.end());
+    for (int fd = STDERR_FILENO + 1; fd < highest; ++fd)
+      if (std::find(keep.begin(), keep.end(), fd) == keep.end()) ::close(fd);
+    return {};
+  }
+};
+
 // Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
 // (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
 Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
@@ -84,7 +100,7 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   bp::posix::default_launcher launcher;
   boost::system::error_code ec;
   bp::process proc = launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
-                              stdio, bp::process_environment(env));
+                              stdio, bp::process_environment(env), CloseInheritedFds{});
   if (ec) {
     // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
     if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
