@@ -124,6 +124,20 @@ check_ports_free() {
   return 0
 }
 
+# detach OUT CMD...: CMD in a session of its own, output to OUT, holding no fd of ours (a caller reading our
+# output until EOF, such as an agent's restart_command, must not wait for the daemon).
+detach() {
+  local out=$1
+  shift
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+    done
+    exec setsid "$@" </dev/null >"$out" 2>&1
+  ) &
+}
+
 # ---- one node ----
 launch_node() {
   local k=$1 dir cp
@@ -133,8 +147,7 @@ launch_node() {
   [[ -f $dir/logs/system.log ]] && mv "$dir/logs/system.log" "$dir/logs/system.log.prev"
   local flags
   mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")")
-  setsid java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon \
-    </dev/null >"$dir/logs/stdout.log" 2>&1 &
+  detach "$dir/logs/stdout.log" java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon
   echo $! >"$dir/pid"
 }
 
@@ -299,9 +312,8 @@ cmd_freeze() {
   stop_freezer "$k"
   kill -STOP "$pid"
   # The sleeper continues the node when its time is up or when it is told to stop (SIGTERM).
-  setsid bash -c 'sleep "$1" & s=$!; trap "kill \$s; kill -CONT $0; exit 0" TERM; wait $s; kill -CONT $0' \
-    "$pid" "$seconds" \
-    </dev/null >/dev/null 2>&1 &
+  detach /dev/null bash -c 'sleep "$1" & s=$!; trap "kill \$s; kill -CONT $0; exit 0" TERM; wait $s; kill -CONT $0' \
+    "$pid" "$seconds"
   echo $! >"$(node_dir "$k")/freezer.pid"
   echo "cassandra-cluster: node $address (pid $pid) frozen for $seconds s (sleeper pid $!)"
 }
