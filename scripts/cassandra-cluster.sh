@@ -54,20 +54,21 @@ node_of_address() {
   done
   die "no node with address '$1' in $cluster_dir (nodes: $(for ((k = 1; k <= nodes; k++)); do printf '%s ' "$(node_address "$k")"; done))"
 }
+# The node's JVM pid while it lives (a killed JVM left unreaped by a slow init counts as gone).
 node_pid() {
-  local file
+  local file pid
   file=$(node_dir "$1")/pid
   [[ -f $file ]] || return 0
-  local pid
   pid=$(<"$file")
-  kill -0 "$pid" 2>/dev/null && echo "$pid"
+  alive "$pid" && echo "$pid"
   return 0
 }
+alive() { [[ $(process_state "$1") != stopped ]]; }
 process_state() {
   local pid=$1
   [[ -n $pid ]] || { echo stopped; return; }
   local stat
-  stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo X)
+  stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || stat=X
   case $stat in
     T | t) echo frozen ;;
     X | Z) echo stopped ;;
@@ -329,7 +330,7 @@ kill_nodes() {
     pids+=("$pid")
   done
   for pid in "${pids[@]}"; do
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    while alive "$pid"; do sleep 0.1; done
   done
   for k in "$@"; do rm -f "$(node_dir "$k")/pid"; done
 }
