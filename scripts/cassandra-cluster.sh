@@ -114,15 +114,19 @@ require_java() {
 }
 
 port_in_use() { ss -Hltn "sport = :$2" 2>/dev/null | awk '{print $4}' | grep -qE "^($1|0\.0\.0\.0|\*|\[::\]):$2$"; }
+# A port still held a few seconds after a kill (the JVM exiting) is waited for; longer, it is an error.
 check_ports_free() {
-  local k=$1 address jmx
+  local k=$1 address jmx deadline=$((SECONDS + 15)) busy
   address=$(node_address "$k")
   jmx=$(node_jmx_port "$k")
-  for port in 7000 9042; do
-    port_in_use "$address" "$port" && die "port $address:$port is in use (another cluster? CASSANDRA_FIRST_HOST shifts the addresses)"
+  while :; do
+    busy=""
+    for port in 7000 9042; do port_in_use "$address" "$port" && busy="$address:$port"; done
+    port_in_use 127.0.0.1 "$jmx" && busy="127.0.0.1:$jmx (JMX of $address)"
+    [[ -n $busy ]] || return 0
+    ((SECONDS < deadline)) || die "port $busy is in use (another cluster? CASSANDRA_FIRST_HOST shifts the addresses)"
+    sleep 1
   done
-  port_in_use 127.0.0.1 "$jmx" && die "JMX port 127.0.0.1:$jmx of node $address is in use"
-  return 0
 }
 
 # detach OUT CMD...: CMD in a session of its own, output to OUT, holding no fd of ours (a caller reading our
