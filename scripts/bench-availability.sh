@@ -50,7 +50,9 @@ done
 "$bin_dir/imds-emulator" --help 2>&1 | grep -q -- --impact-hook || die "imds-emulator has no --impact-hook"
 
 export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$root/build/cassandra-cluster}
-if ! "$cluster" status >/dev/null 2>&1 || "$cluster" status | grep -qv '"state":"running"'; then
+# (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
+nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
+if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
   "$cluster" stop >/dev/null
   "$cluster" start
 fi

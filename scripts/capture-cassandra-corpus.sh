@@ -53,7 +53,9 @@ wait_view() {
   echo "  ($view saw $node $want after $((SECONDS - started)) s)"
 }
 
-if ! "$cluster" status >/dev/null 2>&1 || "$cluster" status | grep -qv '"state":"running"'; then
+# (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
+nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
+if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
   "$cluster" stop >/dev/null
   "$cluster" start
 fi
