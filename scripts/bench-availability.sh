@@ -47,7 +47,7 @@ for b in cassandra-lifecycle-agent imds-emulator; do
   [[ -x $bin_dir/$b ]] || die "$bin_dir/$b is missing (scripts/build.sh, or --bin-dir)"
 done
 /usr/bin/python3 -I -c 'import cassandra' 2>/dev/null || die "python3-cassandra is missing (scripts/install-deps.sh)"
-"$bin_dir/imds-emulator" --help 2>&1 | grep -q -- --impact-hook || die "imds-emulator has no --impact-hook"
+[[ $("$bin_dir/imds-emulator" --help 2>&1) == *--impact-hook* ]] || die "imds-emulator has no --impact-hook"
 
 export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$root/build/cassandra-cluster}
 # (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")

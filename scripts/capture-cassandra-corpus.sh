@@ -46,7 +46,7 @@ capture() {
 # wait_view ADDRESS_OF_VIEW NODE LETTERS: until the view's status shows NODE as LETTERS (e.g. DN).
 wait_view() {
   local view=$1 node=$2 want=$3 deadline=$((SECONDS + 120)) started=$SECONDS
-  until "$cluster" nodetool "$view" status 2>/dev/null | grep -qE "^$want +$node "; do
+  until grep -qE "^$want +$node " <<<"$("$cluster" nodetool "$view" status 2>/dev/null)"; do
     ((SECONDS < deadline)) || die "$view never showed $node as $want"
     sleep 0.5
   done
