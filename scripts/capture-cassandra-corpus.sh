@@ -46,14 +46,16 @@ capture() {
 # wait_view ADDRESS_OF_VIEW NODE LETTERS: until the view's status shows NODE as LETTERS (e.g. DN).
 wait_view() {
   local view=$1 node=$2 want=$3 deadline=$((SECONDS + 120)) started=$SECONDS
-  until "$cluster" nodetool "$view" status 2>/dev/null | grep -qE "^$want +$node "; do
+  until grep -qE "^$want +$node " <<<"$("$cluster" nodetool "$view" status 2>/dev/null)"; do
     ((SECONDS < deadline)) || die "$view never showed $node as $want"
     sleep 0.5
   done
   echo "  ($view saw $node $want after $((SECONDS - started)) s)"
 }
 
-if ! "$cluster" status >/dev/null 2>&1 || "$cluster" status | grep -qv '"state":"running"'; then
+# (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
+nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
+if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
   "$cluster" stop >/dev/null
   "$cluster" start
 fi

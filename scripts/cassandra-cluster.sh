@@ -54,20 +54,21 @@ node_of_address() {
   done
   die "no node with address '$1' in $cluster_dir (nodes: $(for ((k = 1; k <= nodes; k++)); do printf '%s ' "$(node_address "$k")"; done))"
 }
+# The node's JVM pid while it lives (a killed JVM left unreaped by a slow init counts as gone).
 node_pid() {
-  local file
+  local file pid
   file=$(node_dir "$1")/pid
   [[ -f $file ]] || return 0
-  local pid
   pid=$(<"$file")
-  kill -0 "$pid" 2>/dev/null && echo "$pid"
+  alive "$pid" && echo "$pid"
   return 0
 }
+alive() { [[ $(process_state "$1") != stopped ]]; }
 process_state() {
   local pid=$1
   [[ -n $pid ]] || { echo stopped; return; }
   local stat
-  stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo X)
+  stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || stat=X
   case $stat in
     T | t) echo frozen ;;
     X | Z) echo stopped ;;
@@ -113,15 +114,33 @@ require_java() {
 }
 
 port_in_use() { ss -Hltn "sport = :$2" 2>/dev/null | awk '{print $4}' | grep -qE "^($1|0\.0\.0\.0|\*|\[::\]):$2$"; }
+# A port still held a few seconds after a kill (the JVM exiting) is waited for; longer, it is an error.
 check_ports_free() {
-  local k=$1 address jmx
+  local k=$1 address jmx deadline=$((SECONDS + 15)) busy
   address=$(node_address "$k")
   jmx=$(node_jmx_port "$k")
-  for port in 7000 9042; do
-    port_in_use "$address" "$port" && die "port $address:$port is in use (another cluster? CASSANDRA_FIRST_HOST shifts the addresses)"
+  while :; do
+    busy=""
+    for port in 7000 9042; do port_in_use "$address" "$port" && busy="$address:$port"; done
+    port_in_use 127.0.0.1 "$jmx" && busy="127.0.0.1:$jmx (JMX of $address)"
+    [[ -n $busy ]] || return 0
+    ((SECONDS < deadline)) || die "port $busy is in use (another cluster? CASSANDRA_FIRST_HOST shifts the addresses)"
+    sleep 1
   done
-  port_in_use 127.0.0.1 "$jmx" && die "JMX port 127.0.0.1:$jmx of node $address is in use"
-  return 0
+}
+
+# detach OUT CMD...: CMD in a session of its own, output to OUT, holding no fd of ours (a caller reading our
+# output until EOF, such as an agent's restart_command, must not wait for the daemon).
+detach() {
+  local out=$1
+  shift
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+    done
+    exec setsid "$@" </dev/null >"$out" 2>&1
+  ) &
 }
 
 # ---- one node ----
@@ -133,8 +152,7 @@ launch_node() {
   [[ -f $dir/logs/system.log ]] && mv "$dir/logs/system.log" "$dir/logs/system.log.prev"
   local flags
   mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")")
-  setsid java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon \
-    </dev/null >"$dir/logs/stdout.log" 2>&1 &
+  detach "$dir/logs/stdout.log" java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon
   echo $! >"$dir/pid"
 }
 
@@ -299,9 +317,8 @@ cmd_freeze() {
   stop_freezer "$k"
   kill -STOP "$pid"
   # The sleeper continues the node when its time is up or when it is told to stop (SIGTERM).
-  setsid bash -c 'sleep "$1" & s=$!; trap "kill \$s; kill -CONT $0; exit 0" TERM; wait $s; kill -CONT $0' \
-    "$pid" "$seconds" \
-    </dev/null >/dev/null 2>&1 &
+  detach /dev/null bash -c 'sleep "$1" & s=$!; trap "kill \$s; kill -CONT $0; exit 0" TERM; wait $s; kill -CONT $0' \
+    "$pid" "$seconds"
   echo $! >"$(node_dir "$k")/freezer.pid"
   echo "cassandra-cluster: node $address (pid $pid) frozen for $seconds s (sleeper pid $!)"
 }
@@ -317,7 +334,7 @@ kill_nodes() {
     pids+=("$pid")
   done
   for pid in "${pids[@]}"; do
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    while alive "$pid"; do sleep 0.1; done
   done
   for k in "$@"; do rm -f "$(node_dir "$k")/pid"; done
 }

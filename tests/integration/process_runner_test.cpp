@@ -11,6 +11,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 
 #include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
@@ -32,6 +33,13 @@ CommandOutcome sh(const std::string& script, std::chrono::milliseconds timeout =
 
 bool process_gone(pid_t pid) {
   return ::kill(pid, 0) == -1 && errno == ESRCH;
+}
+
+// Running, not a zombie waiting for a reaper (an orphan's parent may be an init that never reaps).
+bool process_running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, comm, state;
+  return static_cast<bool>(stat >> pid_field >> comm >> state) && state != "Z" && state != "X";
 }
 
 // Every case must leave no child behind: neither running nor a zombie.
@@ -77,6 +85,19 @@ BOOST_FIXTURE_TEST_CASE(timeout_kills_and_reaps_the_child, NoLeftovers) {
   BOOST_TEST(outcome.duration < 3s);
   BOOST_TEST(outcome.summary().starts_with("timed out after "));
   BOOST_TEST(process_gone(std::stoi(outcome.out)));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_daemon_the_child_started_with_its_own_output_does_not_hold_the_call, NoLeftovers) {
+  // As `cassandra-cluster.sh start` in a restart_command: the call ends when the child exits, while the
+  // daemon (its output elsewhere) runs on. An fd of the pipes leaked to the daemon would hold the call until
+  // the timeout, which the daemon outlives.
+  const auto outcome = sh("sleep 600 </dev/null >/dev/null 2>&1 & echo $!", 20s);
+  const pid_t daemon = std::stoi(outcome.out);
+  const bool daemon_ran_on = process_running(daemon);
+  ::kill(daemon, SIGKILL);
+  BOOST_TEST(!outcome.timed_out);
+  BOOST_TEST(outcome.ok());
+  BOOST_TEST(daemon_ran_on);
 }
 
 BOOST_FIXTURE_TEST_CASE(big_output_is_bounded_and_drained, NoLeftovers) {
