@@ -116,7 +116,7 @@ def main():
         approvals = json.load(f)
     violations = []
 
-    seen, drain, restore = [], [], []
+    seen, drain, gate, restore = [], [], [], []
     for event in events:
         event_id = event["EventId"]
         for vm in event["resources"]:
@@ -128,17 +128,20 @@ def main():
                 seen.append(seen_line["t_ms"] - event["created_at_ms"])
             if drain_line:
                 drain.append(drain_line["t_ms"] - event["created_at_ms"])
+                if seen_line:
+                    gate.append(drain_line["t_ms"] - seen_line["t_ms"])
             else:
                 violations.append(f"{vm} never drained for fault domain {event['fd']}'s Freeze")
             if restore_line:
                 restore.append(restore_line["t_ms"] - event["removal_at_ms"])
             else:
                 violations.append(f"{vm} never restored after fault domain {event['fd']}'s Freeze")
-    print("reactions (ms from the document change):        p50      p99      max   count")
+    print("reactions (ms from the document change):          p50      p99      max   count")
     for label, values in (("event added -> event_seen", seen), ("event added -> drain_started", drain),
+                          ("  of which the gate (nodetool status, info)", gate),
                           ("event removed -> restore_started", restore)):
         values.sort()
-        print(f"  {label:<40} {percentile(values, 50):7d}  {percentile(values, 99):7d}  "
+        print(f"  {label:<44} {percentile(values, 50):7d}  {percentile(values, 99):7d}  "
               f"{(values or [0])[-1]:7d}  {len(values):6d}")
     react_p99 = max(percentile(drain, 99), percentile(restore, 99))
 
