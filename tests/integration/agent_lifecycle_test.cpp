@@ -2,7 +2,6 @@
 // restart_command, a user event, a short freeze, other VMs' events, and the maintenance notification hooks.
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
-#include <string_view>
 
 #include "agent/notification.hpp"
 #include "agent_scenario.hpp"
@@ -41,19 +40,6 @@ long first_call(const AgentScenario& s, const std::string& subcommand) {
     if (calls[i].node == cla::test::kAgentNode && calls[i].subcommand == subcommand)
       return static_cast<long>(i);
   return -1;
-}
-
-// The agent's Scheduled Events polls the emulator received after `after` and no later than `until`. Request
-// times are whole milliseconds: a poll in the same millisecond as `after` is not counted.
-std::size_t polls_between(AgentScenario& s, cla::WallTime after, cla::WallTime until) {
-  std::size_t n = 0;
-  for (const auto& r : s.emulator().requests()) {
-    const auto t = cla::test::emulator_time(r);
-    n += r.at("vm").as_string() == "vm0" && r.at("method").as_string() == "GET" &&
-         std::string_view(r.at("path").as_string()).find("scheduledevents") != std::string_view::npos &&
-         t > after && t <= until;
-  }
-  return n;
 }
 
 }  // namespace
@@ -149,9 +135,9 @@ BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved)
   // SPEC 4's reaction time is a benchmark's figure; what a test can assert without timing luck is its
   // cause: the first document carrying the event is acted on before the agent polls again, and the drain
   // starts on that same document.
-  BOOST_TEST(polls_between(s, added, log_time(seen)) <= 1u, "the first document with the event was ignored");
+  BOOST_TEST(s.polls_between(added, log_time(seen)) <= 1u, "the first document with the event was ignored");
   const auto started = s.wait_for("drain_started", s.within_a_poll(), id);
-  BOOST_TEST(polls_between(s, log_time(seen), log_time(started)) == 0u, "a user event waits for nothing");
+  BOOST_TEST(s.polls_between(log_time(seen), log_time(started)) == 0u, "a user event waits for nothing");
   s.wait_for("event_approved", s.within_a_poll(), id);
   s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after it started
 

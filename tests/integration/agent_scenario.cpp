@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "cassandra_support.hpp"
@@ -166,16 +167,20 @@ std::chrono::milliseconds AgentScenario::until_drain_due(const std::string& id) 
 
 void AgentScenario::wait_for_polls(std::size_t polls) const {
   const auto since = WallClock::now();
-  const bool polled = wait_until(
-      [&] {
-        std::size_t n = 0;
-        for (const auto& r : emulator_->requests())
-          n += r.at("vm").as_string() == "vm0" && r.at("method").as_string() == "GET" &&
-               emulator_time(r) > since;
-        return n >= polls;
-      },
-      poll_interval() * static_cast<long>(polls) + kMargin);
+  const bool polled = wait_until([&] { return polls_between(since, WallTime::max()) >= polls; },
+                                 poll_interval() * static_cast<long>(polls) + kMargin);
   BOOST_REQUIRE_MESSAGE(polled, "the agent did not poll IMDS " << polls << " times");
+}
+
+std::size_t AgentScenario::polls_between(WallTime after, WallTime until) const {
+  std::size_t n = 0;
+  for (const auto& r : emulator_->requests()) {
+    const auto t = emulator_time(r);
+    n += r.at("vm").as_string() == "vm0" && r.at("method").as_string() == "GET" &&
+         std::string_view(r.at("path").as_string()).find("scheduledevents") != std::string_view::npos &&
+         t > after && t <= until;
+  }
+  return n;
 }
 
 std::chrono::milliseconds until(WallTime t) {

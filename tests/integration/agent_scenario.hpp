@@ -86,6 +86,10 @@ class AgentScenario {
   // Waits (condition, not time) until the agent has polled IMDS `polls` more times from now; fails the test
   // when it has not after polls * poll interval + kMargin.
   void wait_for_polls(std::size_t polls) const;
+  // The agent's Scheduled Events polls the emulator received after `after` and no later than `until`
+  // (request times are whole milliseconds: one in the same millisecond as `after` is not counted). A reaction
+  // "at the next poll" is asserted with it by its cause rather than by a stopwatch.
+  std::size_t polls_between(WallTime after, WallTime until) const;
   // Starts the agent on the last config written (the base one if none) and waits for agent_started.
   AgentProcess& start_agent(std::vector<std::string> extra_args = {});
   AgentProcess& agent() { return *agent_; }
