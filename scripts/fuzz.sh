@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp, ASan+UBSan,
-# clang), each to at least the given number of executions, starting from the corpus kept in the repo. Each
-# parser's last complete run is kept in build-fuzz/results/, and the summary covers every parser from those.
+# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp), to the given
+# number of executions; keeps each parser's last complete run and summarizes all parsers from those (--help).
 set -euo pipefail
 
 usage() {
@@ -27,7 +26,7 @@ counts as not run: 0 executions, so min_execs says so. Exits 1 when a counted re
   --merge        afterwards, minimize each grown corpus (-merge=1) back into tests/fuzz/corpus/<parser>/
   --only PARSER  run one target (repeatable), e.g. --only nodetool_status
   --summary      run nothing, print the table and the summary line from the kept results
-Run it under `chrt --idle 0` on a shared machine: it then only takes CPU nobody else wants.
+Run it under `chrt --idle 0` on a shared machine: it then takes only CPU nobody wants.
 EOF_USAGE
 }
 
@@ -41,8 +40,8 @@ declare -A max_len=(
 all_parsers=(imds_document not_before compute nodetool_status nodetool_info nodetool_running config etcd_answer
   state_codec http_endpoint emulator_admin)
 
-# The repo files the target of parser $1 is built from: the closure of project files over the compiler's
-# dependency records, going from each project header to the source of the same name beside it.
+# The repo files parser $1's target is built from: the closure over the compiler's dependency records, from
+# each project header to the source of the same name.
 sources_of() {
   ninja -C build-fuzz -t deps | awk -v start="tests/fuzz/CMakeFiles/fuzz_$1.dir/fuzz_$1.cpp.o" '
     /#deps/ { obj = $1; sub(/:$/, "", obj); next }
@@ -68,7 +67,7 @@ sources_of() {
     }' | sort
 }
 
-# One hash of those files' contents and of the fuzz build's flags.
+# One hash of those files and of the fuzz build's flags.
 sources_hash() {
   local files
   mapfile -t files < <(sources_of "$1")
@@ -88,7 +87,7 @@ commit_label() {
   echo "$label"
 }
 
-# Fuzzes parser $1 to $executions and, when the run is complete, writes its result.
+# Fuzzes parser $1 to $executions; writes the result of a complete run.
 run_one() {
   local p=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 log=build-fuzz/logs/$1.log
   mkdir -p "$corpus" "$findings" build-fuzz/results
@@ -98,8 +97,8 @@ run_one() {
   hash=$(sources_hash "$p")
   touch build-fuzz/logs/"$p".start  # findings newer than this are this run's; older ones stay for reference
   start=$(date +%s%N)
-  # A crash ends the run early; it is counted from the findings, not from the exit code. The timeout is wall
-  # time and generous: at idle priority on a busy machine one input can wait many seconds for a core.
+  # A crash ends the run early, counted from the findings. The timeout is wall time: at idle priority on a
+  # busy machine one input can wait many seconds for a core.
   build-fuzz/bin/fuzz_"$p" -runs="$executions" -max_len="${max_len[$p]}" -timeout=300 -print_final_stats=1 \
     -artifact_prefix="$findings"/ "$corpus" >"$log" 2>&1 || true
   end=$(date +%s%N)
@@ -113,7 +112,7 @@ run_one() {
     echo "fuzz.sh: $p stopped after $execs of $executions executions (see $log); its last result stays" >&2
     return 0
   fi
-  [[ $crashes -eq 0 ]] || echo "fuzz.sh: $p crashed: see $log and $findings/" >&2
+  [[ $crashes -eq 0 ]] || echo "fuzz.sh: $p crashed: see $log, $findings/" >&2
   cat >build-fuzz/results/"$p".stats.tmp <<EOF_STATS
 parser=$p
 executions=$execs
@@ -166,9 +165,9 @@ main() {
   while [[ $# -gt 0 ]]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
-      --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
+      --jobs) jobs=${2:?--jobs needs N}; shift 2 ;;
       --merge) merge=true; shift ;;
-      --only) only+=("${2:?--only needs a parser name}"); shift 2 ;;
+      --only) only+=("${2:?--only needs a parser}"); shift 2 ;;
       --summary) summary_only=true; shift ;;
       -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
       *) executions=$1; shift ;;
@@ -224,4 +223,4 @@ main() {
   summarize
 }
 
-main "$@"
+main "$@"; exit  # one line: an edit of this file cannot reach a running copy
