@@ -78,8 +78,11 @@ json::object event_json(const EmulatedEvent& e) {
       {"approvals", std::move(approvals)},
       {"not_before", unix_seconds(e.not_before)},
       {"not_before_ms", unix_millis(e.not_before)},  // when it starts unapproved (NotBefore is served in s)
+      {"created_at_ms", unix_millis(e.created_at)},
       {"started_at", started ? json::value(unix_seconds(*e.started_at)) : json::value(nullptr)},
+      {"started_at_ms", started ? json::value(unix_millis(*e.started_at)) : json::value(nullptr)},
       {"removal_at", started ? json::value(unix_seconds(e.removal_time())) : json::value(nullptr)},
+      {"removal_at_ms", started ? json::value(unix_millis(e.removal_time())) : json::value(nullptr)},
       {"duration_s", e.spec.duration_s},
       {"source", e.spec.source},
       {"description", e.spec.description},

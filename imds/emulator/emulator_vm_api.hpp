@@ -2,7 +2,6 @@
 // describe.
 #pragma once
 
-#include <boost/json/object.hpp>
 #include <chrono>
 #include <optional>
 
@@ -26,12 +25,6 @@ Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpReque
 // methods; 404 {"error":...} under /metadata, an IIS-style HTML 404 elsewhere.
 HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req,
                                const Admission& admission, WallTime now, std::uint64_t connection = 0);
-
-// The Scheduled Events document as vms()[vm] sees it (api-version 2020-07-01 fields); faults may serve
-// NotBefore shifted and leave the Scheduled events out.
-boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm,
-                                              std::chrono::seconds not_before_shift = {},
-                                              bool hide_scheduled = false);
 
 // How the answer to a request that met `admission` goes on the wire.
 Delivery delivery_of(const Admission& admission);
