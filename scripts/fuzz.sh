@@ -92,9 +92,7 @@ run_one() {
   local p=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 log=build-fuzz/logs/$1.log
   mkdir -p "$corpus" "$findings" build-fuzz/results
   cp -n tests/fuzz/corpus/"$p"/* "$corpus"/ 2>/dev/null || true
-  local commit hash start end
-  commit=$(commit_label "$p")
-  hash=$(sources_hash "$p")
+  local start end
   touch build-fuzz/logs/"$p".start  # findings newer than this are this run's; older ones stay for reference
   start=$(date +%s%N)
   # A crash ends the run early, counted from the findings. The timeout is wall time: at idle priority on a
@@ -120,9 +118,9 @@ crashes=$crashes
 seconds=$(awk "BEGIN { printf \"%.1f\", $ms / 1000 }")
 execs_per_s=$((execs * 1000 / (ms > 0 ? ms : 1)))
 max_len=${max_len[$p]}
-commit=$commit
+commit=${built_commit[$p]}
 date=$(date -u +%Y-%m-%dT%H:%MZ)
-sources=$hash
+sources=${built_hash[$p]}
 EOF_STATS
   mv build-fuzz/results/"$p".stats.tmp build-fuzz/results/"$p".stats
 }
@@ -196,6 +194,12 @@ main() {
   cmake --build build-fuzz --target fuzzers -j "$jobs" >/dev/null ||
     { echo "fuzz.sh: building the fuzz targets failed (cmake --build build-fuzz --target fuzzers)" >&2; exit 1; }
   mkdir -p build-fuzz/logs
+  # What each binary was built from, taken now: an edit during the runs must not be credited with them.
+  declare -gA built_commit=() built_hash=()
+  for p in "${parsers[@]}"; do
+    built_commit[$p]=$(commit_label "$p")
+    built_hash[$p]=$(sources_hash "$p")
+  done
 
   if ! $summary_only; then
     local pids=()
