@@ -15,7 +15,7 @@ Environment:
   BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
   BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
   BENCH_KEEP=1        keep the work dir (agents' logs, cluster file, nodetool call log, emulator records)
-Run it under the heavy lock: flock /work/heavy.lock scripts/bench-fleet.sh
+It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N
 EOF
 }
