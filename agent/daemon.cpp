@@ -22,6 +22,14 @@ ImdsClientOptions imds_options(const Config& c) {
   o.request_timeout = c.imds.request_timeout_ms;
   return o;
 }
+// The poll's GET has no timer of its own: the ticks, which run anyway, end it when it is overdue (SPEC 4, the
+// idle poll's system calls). A tick ends a GET whose deadline falls before the middle of the next interval,
+// so request_timeout_ms holds to within half a poll interval.
+ImdsClientOptions poll_options(const Config& c) {
+  ImdsClientOptions o = imds_options(c);
+  o.deadline_watch = DeadlineWatch::caller;
+  return o;
+}
 constexpr auto kImdsErrorLogEvery = 60s;
 }  // namespace
 
@@ -29,12 +37,15 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
     : io_(io),
       config_(std::move(config)),
       dry_run_(dry_run),
-      poll_client_(io.get_executor(), imds_options(config_)),
+      poll_client_(io.get_executor(), poll_options(config_)),
       approval_client_(io.get_executor(), imds_options(config_)),
       nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
       store_(config_.state_file),
       poll_timer_(io),
-      ticker_(io.get_executor(), config_.imds.poll_interval_ms),
+      ticker_(io.get_executor(), config_.imds.poll_interval_ms,
+              [this](Ticker::Clock::time_point now) {
+                poll_client_.expire_overdue(now + config_.imds.poll_interval_ms / 2);
+              }),
       wake_timer_(io) {}
 
 void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {

@@ -27,7 +27,8 @@ asio::awaitable<bool> Daemon::resolve_identity() {
   const char* source = "config";
   while (!stopping_ && (resource_name_.empty() || fault_domain_ < 0)) {
     source = "imds";
-    auto compute = co_await poll_client_.get_compute();
+    // Not on the poll client: its deadlines are watched by the poll loop's ticks, which have not started.
+    auto compute = co_await approval_client_.get_compute();
     if (compute) {
       if (resource_name_.empty()) resource_name_ = compute->name;
       if (fault_domain_ < 0) fault_domain_ = compute->platform_fault_domain;

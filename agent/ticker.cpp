@@ -2,14 +2,26 @@
 #include "agent/ticker.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <utility>
 
 namespace cla {
 
 namespace asio = boost::asio;
 
-Ticker::Ticker(asio::any_io_executor ex, std::chrono::milliseconds interval)
-    : interval_(interval), timers_{asio::steady_timer(ex), asio::steady_timer(ex)}, ticks_(ex, 1) {}
+namespace {
+constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+}  // namespace
+
+Ticker::Ticker(asio::any_io_executor ex, std::chrono::milliseconds interval,
+               std::function<void(Clock::time_point)> while_busy)
+    : ex_(ex),
+      interval_(interval),
+      while_busy_(std::move(while_busy)),
+      timers_{asio::steady_timer(ex), asio::steady_timer(ex)} {}
 
 void Ticker::start() {
   const auto now = Clock::now();
@@ -20,7 +32,13 @@ void Ticker::start() {
 void Ticker::stop() {
   stopped_ = true;
   for (auto& timer : timers_) timer.cancel();
-  ticks_.close();
+  kept_.reset();
+  // Completed through the event loop: stop() may be called from inside the consumer.
+  if (!waiting_) return;
+  asio::post(ex_, [waiting = std::move(*waiting_)]() mutable {
+    std::move(waiting)(asio::error::operation_aborted, Clock::time_point{});
+  });
+  waiting_.reset();
 }
 
 void Ticker::arm(std::size_t which, Clock::time_point at) {
@@ -29,16 +47,33 @@ void Ticker::arm(std::size_t which, Clock::time_point at) {
   timer.async_wait([this, which](const boost::system::error_code& ec) {
     if (ec || stopped_) return;
     const auto due = timers_[which].expiry();
-    ticks_.try_send(boost::system::error_code(), due);  // dropped when one is already waiting
+    // Re-armed before the consumer runs, so that whatever it does (stop() included) finds the Ticker whole.
     // Two ticks on; after a stall (a suspended process) the grid resumes from now rather than catching up.
     auto again = due + 2 * interval_;
     if (const auto now = Clock::now(); again <= now) again = now + interval_;
     arm(which, again);
+    tick(due);
   });
 }
 
+void Ticker::tick(Clock::time_point due) {
+  if (!waiting_) {
+    if (!kept_) kept_ = due;
+    if (while_busy_) while_busy_(Clock::now());
+    return;
+  }
+  // Moved out before the call: the consumer, resumed here, calls next() again and stores its new handler.
+  Waiting waiting(std::move(*waiting_));
+  waiting_.reset();
+  std::move(waiting)(boost::system::error_code(), due);
+}
+
 asio::awaitable<std::optional<Ticker::Clock::time_point>> Ticker::next() {
-  auto [ec, due] = co_await ticks_.async_receive(asio::as_tuple(asio::use_awaitable));
+  if (stopped_) co_return std::nullopt;
+  if (kept_) co_return std::exchange(kept_, std::nullopt);
+  auto [ec, due] =
+      co_await asio::async_initiate<decltype(nothrow), void(boost::system::error_code, Clock::time_point)>(
+          [this](auto handler) { waiting_.emplace(std::move(handler)); }, nothrow);
   if (ec || stopped_) co_return std::nullopt;
   co_return due;
 }

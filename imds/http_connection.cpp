@@ -8,10 +8,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
-#include <sstream>
+#include <boost/beast/http/error.hpp>
 
 namespace cla {
 namespace {
@@ -43,17 +40,25 @@ struct HttpConnection::Attempt {
 };
 
 HttpConnection::HttpConnection(asio::any_io_executor ex, std::string host, std::uint16_t port,
-                               std::size_t body_limit)
+                               std::size_t body_limit, DeadlineWatch watch)
     : ex_(std::move(ex)),
       host_(std::move(host)),
       port_(port),
       body_limit_(body_limit),
+      watch_(watch),
       where_(host_and_port(host_, port)),
       deadline_(std::make_shared<Deadline>(ex_)) {}
 
 HttpConnection::~HttpConnection() {
   deadline_->alive = false;
   deadline_->timer.cancel();
+}
+
+void HttpConnection::expire_overdue(std::chrono::steady_clock::time_point at) {
+  auto& d = *deadline_;
+  if (!d.in_flight || d.at > at || d.expired) return;
+  d.expired = true;
+  if (stream_) stream_->cancel();
 }
 
 void HttpConnection::cancel() {
@@ -100,20 +105,6 @@ struct HttpConnection::Steps {
   std::optional<Response> response;
 };
 
-// Sends the whole request at once when the socket takes it (a small request on an idle connection always
-// fits), so the usual send completes without a round through the event loop; else waits for room.
-asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) {
-  std::ostringstream text;
-  text << request;
-  const std::string bytes = std::move(text).str();
-  beast::error_code ec;
-  std::size_t sent = stream_->send(asio::buffer(bytes), 0, ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
-  if (ec || sent == bytes.size()) co_return ec;
-  auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(bytes) + sent, nothrow);
-  co_return write_ec;
-}
-
 asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& steps) {
   if (!stream_) {
     stream_.emplace(ex_);
@@ -127,9 +118,8 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
   steps.stage = "read";
   http::response_parser<http::string_body> parser;
   parser.body_limit(body_limit_);
-  auto [read_ec, read] = co_await http::async_read(*stream_, buffer_, parser, nothrow);
-  steps.got_some = parser.got_some();
-  if ((steps.ec = read_ec)) co_return;
+  parser.eager(true);
+  if ((steps.ec = co_await receive(parser, steps.got_some))) co_return;
   steps.response = parser.release();
 }
 
@@ -162,7 +152,7 @@ asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& 
   deadline_->at = std::chrono::steady_clock::now() + timeout;
   deadline_->in_flight = true;
   deadline_->expired = false;
-  watch_deadline();
+  if (watch_ == DeadlineWatch::own_timer) watch_deadline();
   co_await run_steps(request, steps);
   deadline_->in_flight = false;
   if (deadline_->expired && generation == generation_) steps.ec = beast::error::timeout;

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <cstdint>
@@ -43,6 +44,10 @@ ClientKind transport_kind(HttpTransportFailure::Kind kind) {
   return ClientKind::connect;
 }
 
+// Who ends an exchange that outlives its timeout: the connection's own timer, or the caller, which calls
+// expire_overdue() regularly (the IMDS poll's tick, which runs anyway: no timer, no wake-up of its own).
+enum class DeadlineWatch { own_timer, caller };
+
 class HttpConnection {
  public:
   using Request = boost::beast::http::request<boost::beast::http::string_body>;
@@ -50,7 +55,7 @@ class HttpConnection {
 
   // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,
-                 std::size_t body_limit);
+                 std::size_t body_limit, DeadlineWatch watch = DeadlineWatch::own_timer);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -62,6 +67,8 @@ class HttpConnection {
   boost::asio::awaitable<Result<Response, HttpTransportFailure>> exchange(const Request& request,
                                                                           std::chrono::milliseconds timeout);
 
+  // DeadlineWatch::caller: ends the exchange in flight as a timeout if its deadline is at or before `at`.
+  void expire_overdue(std::chrono::steady_clock::time_point at);
   // Ends the exchange in flight, if any, as cancelled. Call from the executor's thread.
   void cancel();
   // Closes the connection (the next exchange opens a new one); e.g. after an answer the caller rejects.
@@ -76,7 +83,13 @@ class HttpConnection {
   boost::asio::awaitable<Attempt> attempt(const Request& request, std::chrono::milliseconds timeout,
                                           std::uint64_t generation);
   boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
+  // http_connection_io.cpp: the request out and the answer in, shaped for the idle poll's system calls.
   boost::asio::awaitable<boost::beast::error_code> send(const Request& request);
+  boost::asio::awaitable<boost::beast::error_code> receive(
+      boost::beast::http::response_parser<boost::beast::http::string_body>& parser, bool& got_some);
+  boost::beast::error_code read_available(
+      boost::beast::http::response_parser<boost::beast::http::string_body>& parser, bool& got_some,
+      bool& drained);
   void watch_deadline();
   boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
 
@@ -84,6 +97,7 @@ class HttpConnection {
   std::string host_;
   std::uint16_t port_;
   std::size_t body_limit_;
+  DeadlineWatch watch_;
   std::string where_;
   // A plain socket: an exchange has one deadline (see watch_deadline), not a timer armed for each read and
   // write (each arming and cancelling costs the idle poll system calls and rounds through the event loop).

@@ -29,6 +29,8 @@ struct ImdsClientOptions {
   // may take up to two minutes while Azure enables the service. Compute requests always use request_timeout.
   std::chrono::milliseconds first_request_timeout{120000};
   std::size_t body_limit = 1 << 20;
+  // DeadlineWatch::caller: the owner calls expire_overdue() regularly instead of the client arming a timer.
+  DeadlineWatch deadline_watch = DeadlineWatch::own_timer;
 };
 
 // Talks to IMDS (or imds-emulator) with `Metadata: true` on every request, never through a proxy, never
@@ -54,6 +56,8 @@ class ImdsClient {
   // Aborts the request in flight and those queued behind it; each returns Kind::cancelled. Later calls run
   // normally. Call from the executor's thread, at any time.
   void cancel();
+  // With DeadlineWatch::caller: ends the request in flight as a timeout if its deadline is at or before `at`.
+  void expire_overdue(std::chrono::steady_clock::time_point at);
 
  private:
   using Response = HttpConnection::Response;

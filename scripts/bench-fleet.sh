@@ -15,7 +15,7 @@ Environment:
   BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
   BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
   BENCH_KEEP=1        keep the work dir (agents' logs, cluster file, nodetool call log, emulator records)
-Run it under the heavy lock: flock /work/heavy.lock scripts/bench-fleet.sh
+It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N
 EOF
 }
@@ -55,14 +55,16 @@ readonly notice_s=20 freeze_s=10 complete_s=2 drain_lead_s=30 unsafe_lead_s=5
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cla-fleet.XXXXXX")
 cluster=$work/cluster.json
-emulator_pid="" agent_pid=()
+emulator_pid="" agent_pid=() sleep_pid=""
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
+  set +e  # each may be gone already (Ctrl-C reaches the whole process group)
+  [[ -n $sleep_pid ]] && kill "$sleep_pid" 2>/dev/null
   ((${#agent_pid[@]})) && kill -TERM "${agent_pid[@]}" 2>/dev/null
   [[ -n $emulator_pid ]] && kill -TERM "$emulator_pid" 2>/dev/null
   local p
-  for p in "${agent_pid[@]}" $emulator_pid; do wait "$p" 2>/dev/null || true; done
+  for p in "${agent_pid[@]}" $emulator_pid; do wait "$p" 2>/dev/null; done
   if ((status != 0)) || [[ ${BENCH_KEEP:-0} == 1 ]]; then
     echo "work dir kept: $work"
   else
@@ -159,7 +161,10 @@ polls_between() {  # from_ms to_ms -> scheduledevents GETs the emulator answered
 echo "== $agents agents, one imds-emulator, a 3-rack nodetool-sim cluster (RF $rf: $racks_allowed rack out at most)"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg); work dir $work"
 i0=$(now_ms); a0=$(cpu_ns "${agent_pid[@]}"); e0=$(cpu_ns "$emulator_pid")
-sleep "$idle_s"
+sleep "$idle_s" &  # waited for with `wait`, which a signal interrupts (a foreground sleep would delay the trap)
+sleep_pid=$!
+wait "$sleep_pid"
+sleep_pid=""
 a1=$(cpu_ns "${agent_pid[@]}"); e1=$(cpu_ns "$emulator_pid"); i1=$(now_ms)
 read -r rss_sum rss_max < <(rss_kb "${agent_pid[@]}")
 read -r emu_rss _ < <(rss_kb "$emulator_pid")

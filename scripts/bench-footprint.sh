@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Idle footprint at 1 Hz polling (SPEC 4 and 10): the agent beside the docs' Python polling loop, one run.
-# One imds-emulator serves three VMs: vm0 = the agent (CPU, RSS, and system calls per poll by strace -c),
+# One imds-emulator serves four VMs: vm0 = the agent (CPU, RSS, and system calls per poll by strace -c),
 # vm1 = the Python urllib loop (CPU), vm2 = the agent under callgrind (instructions per poll: exact from run
-# to run, unlike CPU time). CPU is each program's on-CPU time (/proc/PID/task/*/schedstat, ns) over the same
-# counting window; polls are counted from the emulator's request log over that window.
+# to run, unlike CPU time), vm3 = scripts/idle-floor.c (CPU): the same GET with nothing else, the floor of
+# any poller on this machine. CPU is each program's on-CPU time (/proc/PID/task/*/schedstat, ns) over the
+# same counting window; polls are counted from the emulator's request log over that window.
 # Everything is on 127.0.0.1.
 set -euo pipefail
 
@@ -15,6 +16,7 @@ Environment:
   BENCH_COUNT_SECONDS  length of the counting window (default 60)
   BENCH_STRACE_SECONDS length of the strace window that follows it (default 20)
 Last line: agent_ms_per_min=N python_ms_per_min=N ratio=N syscalls_per_poll=N instr_per_poll=N rss_mb=N
+  floor_ms_per_min=N (scripts/idle-floor.c: the same GET with 3 system calls and nothing else)
 EOF
 }
 [[ ${1:-} == --help || ${1:-} == -h ]] && { usage; exit 0; }
@@ -29,7 +31,7 @@ if [[ -z ${BENCH_BIN:-} ]]; then
 else
   bin=$(cd "$BENCH_BIN" && pwd)
 fi
-for tool in valgrind callgrind_control strace jq curl; do
+for tool in valgrind callgrind_control strace jq curl cc; do
   command -v "$tool" >/dev/null || { echo "bench-footprint: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
 done
 
@@ -44,10 +46,10 @@ cleanup() {
 trap cleanup EXIT
 
 "$bin/imds-emulator" --vm vm0,0,127.0.0.1:0 --vm vm1,0,127.0.0.1:0 --vm vm2,0,127.0.0.1:0 \
-  --admin 127.0.0.1:0 >"$work/emulator.out" 2>"$work/emulator.err" &
+  --vm vm3,0,127.0.0.1:0 --admin 127.0.0.1:0 >"$work/emulator.out" 2>"$work/emulator.err" &
 pids+=($!)
-for _ in $(seq 100); do [[ $(grep -c listening "$work/emulator.out" || true) -ge 4 ]] && break; sleep 0.1; done
-[[ $(grep -c listening "$work/emulator.out" || true) -ge 4 ]] || { echo "bench-footprint: imds-emulator did not start" >&2; cat "$work/emulator.err" >&2; exit 1; }
+for _ in $(seq 100); do [[ $(grep -c listening "$work/emulator.out" || true) -ge 5 ]] && break; sleep 0.1; done
+[[ $(grep -c listening "$work/emulator.out" || true) -ge 5 ]] || { echo "bench-footprint: imds-emulator did not start" >&2; cat "$work/emulator.err" >&2; exit 1; }
 vm_addr() { jq -r --arg vm "$1" 'select(.listening=="vm" and .vm==$vm) | .address' "$work/emulator.out"; }
 admin=$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.out")
 "$bin/nodetool-sim" --init-cluster "$work/cluster.json" --dcs dc1 --racks 3 --nodes-per-rack 1 \
@@ -80,6 +82,8 @@ while True:
     time.sleep(1)
 PY
 
+cc -O2 -o "$work/idle-floor" scripts/idle-floor.c
+
 "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm0)" >/dev/null 2>&1 &
 agent_pid=$!; pids+=($agent_pid)
 /usr/bin/python3 -I "$work/poll.py" "$(vm_addr vm1)" >/dev/null &
@@ -87,6 +91,9 @@ python_pid=$!; pids+=($python_pid)
 (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" \
   "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm2)" >/dev/null 2>"$work/valgrind.err") &
 grind_pid=$!; pids+=($grind_pid)
+floor_addr=$(vm_addr vm3)
+"$work/idle-floor" "${floor_addr%:*}" "${floor_addr##*:}" &
+floor_pid=$!; pids+=($floor_pid)
 
 requests() {  # vm -> GET requests served so far
   curl -s --noproxy '*' "http://$admin/admin/requests" | jq --arg vm "$1" '[.[] | select(.vm==$vm and .method=="GET")] | length'
@@ -98,15 +105,15 @@ wait_polls() {  # vm, count: until the emulator has served that many GETs to it 
   for _ in $(seq 600); do [[ $(requests "$1") -ge $2 ]] && return 0; sleep 0.1; done
   echo "bench-footprint: $1 made fewer than $2 polls in 60 s" >&2; exit 1
 }
-wait_polls vm0 3; wait_polls vm1 3; wait_polls vm2 3
+wait_polls vm0 3; wait_polls vm1 3; wait_polls vm2 3; wait_polls vm3 3
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 callgrind_control -z "$grind_pid" >/dev/null 2>&1
-a0=$(cpu_ns "$agent_pid"); p0=$(cpu_ns "$python_pid")
-r0=$(requests vm0); q0=$(requests vm1); g0=$(requests vm2)
+a0=$(cpu_ns "$agent_pid"); p0=$(cpu_ns "$python_pid"); f0=$(cpu_ns "$floor_pid")
+r0=$(requests vm0); q0=$(requests vm1); g0=$(requests vm2); h0=$(requests vm3)
 sleep "$count_s"
-a1=$(cpu_ns "$agent_pid"); p1=$(cpu_ns "$python_pid")
-r1=$(requests vm0); q1=$(requests vm1); g1=$(requests vm2)
+a1=$(cpu_ns "$agent_pid"); p1=$(cpu_ns "$python_pid"); f1=$(cpu_ns "$floor_pid")
+r1=$(requests vm0); q1=$(requests vm1); g1=$(requests vm2); h1=$(requests vm3)
 callgrind_control -d "$grind_pid" >/dev/null 2>&1
 rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/"$agent_pid"/status)
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -125,17 +132,19 @@ syscalls=$(awk '$NF == "total" { print $4 }' "$work/strace.txt")
 
 echo "strace -c -f of the agent over ${strace_s} s:"
 cat "$work/strace.txt"
-awk -v a=$((a1 - a0)) -v p=$((p1 - p0)) -v s="$count_s" -v ra=$((r1 - r0)) -v rp=$((q1 - q0)) -v rg=$((g1 - g0)) \
+awk -v a=$((a1 - a0)) -v p=$((p1 - p0)) -v f=$((f1 - f0)) -v s="$count_s" -v ra=$((r1 - r0)) -v rp=$((q1 - q0)) \
+  -v rg=$((g1 - g0)) -v rf=$((h1 - h0)) \
   -v sc="$syscalls" -v sp=$((s1 - s0)) -v ir="$instr" -v rss="$rss_kb" '
   BEGIN {
-    am = a / 1e6 * 60 / s; pm = p / 1e6 * 60 / s
-    printf "window %d s: agent %d polls, python %d polls, agent under callgrind %d polls\n", s, ra, rp, rg
+    am = a / 1e6 * 60 / s; pm = p / 1e6 * 60 / s; fm = f / 1e6 * 60 / s
+    printf "window %d s: agent %d polls, python %d polls, agent under callgrind %d polls, floor %d polls\n", s, ra, rp, rg, rf
     printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "cassandra-lifecycle-agent (vm0)", am, a / 1e6 / ra
     printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "python urllib loop (vm1)", pm, p / 1e6 / rp
+    printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll (python / floor = %.1f)\n", "C floor: sleep, send, recv (vm3)", fm, f / 1e6 / rf, pm / fm
     printf "%-34s %8.0f instructions/poll\n", "agent under callgrind (vm2)", ir / rg
     printf "%-34s %8.2f syscalls/poll (%d over %d polls)\n", "agent, strace -c -f", sc / sp, sc, sp
     printf "%-34s %8.1f MB RSS\n", "agent", rss / 1024
     print "targets (SPEC 4): <= 9 ms/min, >= 20x less than python, <= 4 syscalls/poll, <= 16 MB"
-    printf "agent_ms_per_min=%.1f python_ms_per_min=%.1f ratio=%.1f syscalls_per_poll=%.2f instr_per_poll=%.0f rss_mb=%.1f\n",
-      am, pm, pm / am, sc / sp, ir / rg, rss / 1024
+    printf "agent_ms_per_min=%.1f python_ms_per_min=%.1f ratio=%.1f syscalls_per_poll=%.2f instr_per_poll=%.0f rss_mb=%.1f floor_ms_per_min=%.1f\n",
+      am, pm, pm / am, sc / sp, ir / rg, rss / 1024, fm
   }'

@@ -138,7 +138,7 @@ def main():
                 violations.append(f"{vm} never restored after fault domain {event['fd']}'s Freeze")
     print("reactions (ms from the document change):          p50      p99      max   count")
     for label, values in (("event added -> event_seen", seen), ("event added -> drain_started", drain),
-                          ("  of which the gate (nodetool status, info)", gate),
+                          ("  of which the safety gate (its nodetool calls)", gate),
                           ("event removed -> restore_started", restore)):
         values.sort()
         print(f"  {label:<44} {percentile(values, 50):7d}  {percentile(values, 99):7d}  "

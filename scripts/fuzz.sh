@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp, ASan+UBSan,
-# clang), each to at least the given number of executions, starting from the corpus kept in the repo. Each
-# parser's last complete run is kept in build-fuzz/results/, and the summary covers every parser from those.
+# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp), to the given
+# number of executions; keeps each parser's last complete run and summarizes all parsers from those (--help).
 set -euo pipefail
 
 usage() {
@@ -27,21 +26,22 @@ counts as not run: 0 executions, so min_execs says so. Exits 1 when a counted re
   --merge        afterwards, minimize each grown corpus (-merge=1) back into tests/fuzz/corpus/<parser>/
   --only PARSER  run one target (repeatable), e.g. --only nodetool_status
   --summary      run nothing, print the table and the summary line from the kept results
-Run it under `chrt --idle 0` on a shared machine: it then only takes CPU nobody else wants.
+Run it under `chrt --idle 0` on a shared machine: it then takes only CPU nobody wants.
 EOF_USAGE
 }
 
 # Each parser with the longest input worth trying: a document or answer body, a page of nodetool output, a
-# date; a longer limit only slows the search.
+# date; the endpoint's requests just past its 8 KiB header and body limits; a few pipelined admin requests (the
+# target checks no refusals). A longer limit only slows each run: the inputs grow to it.
 declare -A max_len=(
   [imds_document]=65536 [compute]=65536 [not_before]=256 [nodetool_status]=4096 [nodetool_info]=4096
-  [nodetool_running]=256 [config]=16384 [http_endpoint]=20480 [emulator_admin]=16384 [etcd_answer]=16384
+  [nodetool_running]=256 [config]=16384 [http_endpoint]=10240 [emulator_admin]=4096 [etcd_answer]=16384
   [state_codec]=16384)
 all_parsers=(imds_document not_before compute nodetool_status nodetool_info nodetool_running config etcd_answer
   state_codec http_endpoint emulator_admin)
 
-# The repo files the target of parser $1 is built from: the closure of project files over the compiler's
-# dependency records, going from each project header to the source of the same name beside it.
+# The repo files parser $1's target is built from: the closure over the compiler's dependency records, from
+# each project header to the source of the same name.
 sources_of() {
   ninja -C build-fuzz -t deps | awk -v start="tests/fuzz/CMakeFiles/fuzz_$1.dir/fuzz_$1.cpp.o" '
     /#deps/ { obj = $1; sub(/:$/, "", obj); next }
@@ -67,7 +67,7 @@ sources_of() {
     }' | sort
 }
 
-# One hash of those files' contents and of the fuzz build's flags.
+# One hash of those files and of the fuzz build's flags.
 sources_hash() {
   local files
   mapfile -t files < <(sources_of "$1")
@@ -87,18 +87,16 @@ commit_label() {
   echo "$label"
 }
 
-# Fuzzes parser $1 to $executions and, when the run is complete, writes its result.
+# Fuzzes parser $1 to $executions; writes the result of a complete run.
 run_one() {
   local p=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 log=build-fuzz/logs/$1.log
   mkdir -p "$corpus" "$findings" build-fuzz/results
   cp -n tests/fuzz/corpus/"$p"/* "$corpus"/ 2>/dev/null || true
-  local commit hash start end
-  commit=$(commit_label "$p")
-  hash=$(sources_hash "$p")
+  local start end
   touch build-fuzz/logs/"$p".start  # findings newer than this are this run's; older ones stay for reference
   start=$(date +%s%N)
-  # A crash ends the run early; it is counted from the findings, not from the exit code. The timeout is wall
-  # time and generous: at idle priority on a busy machine one input can wait many seconds for a core.
+  # A crash ends the run early, counted from the findings. The timeout is wall time: at idle priority on a
+  # busy machine one input can wait many seconds for a core.
   build-fuzz/bin/fuzz_"$p" -runs="$executions" -max_len="${max_len[$p]}" -timeout=300 -print_final_stats=1 \
     -artifact_prefix="$findings"/ "$corpus" >"$log" 2>&1 || true
   end=$(date +%s%N)
@@ -112,7 +110,7 @@ run_one() {
     echo "fuzz.sh: $p stopped after $execs of $executions executions (see $log); its last result stays" >&2
     return 0
   fi
-  [[ $crashes -eq 0 ]] || echo "fuzz.sh: $p crashed: see $log and $findings/" >&2
+  [[ $crashes -eq 0 ]] || echo "fuzz.sh: $p crashed: see $log, $findings/" >&2
   cat >build-fuzz/results/"$p".stats.tmp <<EOF_STATS
 parser=$p
 executions=$execs
@@ -120,9 +118,9 @@ crashes=$crashes
 seconds=$(awk "BEGIN { printf \"%.1f\", $ms / 1000 }")
 execs_per_s=$((execs * 1000 / (ms > 0 ? ms : 1)))
 max_len=${max_len[$p]}
-commit=$commit
+commit=${built_commit[$p]}
 date=$(date -u +%Y-%m-%dT%H:%MZ)
-sources=$hash
+sources=${built_hash[$p]}
 EOF_STATS
   mv build-fuzz/results/"$p".stats.tmp build-fuzz/results/"$p".stats
 }
@@ -165,9 +163,9 @@ main() {
   while [[ $# -gt 0 ]]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
-      --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
+      --jobs) jobs=${2:?--jobs needs N}; shift 2 ;;
       --merge) merge=true; shift ;;
-      --only) only+=("${2:?--only needs a parser name}"); shift 2 ;;
+      --only) only+=("${2:?--only needs a parser}"); shift 2 ;;
       --summary) summary_only=true; shift ;;
       -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
       *) executions=$1; shift ;;
@@ -196,6 +194,12 @@ main() {
   cmake --build build-fuzz --target fuzzers -j "$jobs" >/dev/null ||
     { echo "fuzz.sh: building the fuzz targets failed (cmake --build build-fuzz --target fuzzers)" >&2; exit 1; }
   mkdir -p build-fuzz/logs
+  # What each binary was built from, taken now: an edit during the runs must not be credited with them.
+  declare -gA built_commit=() built_hash=()
+  for p in "${parsers[@]}"; do
+    built_commit[$p]=$(commit_label "$p")
+    built_hash[$p]=$(sources_hash "$p")
+  done
 
   if ! $summary_only; then
     local pids=()
@@ -223,4 +227,4 @@ main() {
   summarize
 }
 
-main "$@"
+main "$@"; exit  # one line: an edit of this file cannot reach a running copy

@@ -136,7 +136,8 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
 
 Result<SimCluster> parse_sim_cluster(std::string_view json_text) {
   boost::system::error_code ec;
-  const json::value root = json::parse(json_text, ec);
+  json::monotonic_resource arena;  // the tree lives only while it is read into a SimCluster: freed at once
+  const json::value root = json::parse(json_text, ec, &arena);
   if (ec) return make_error("invalid JSON: " + ec.message());
   SimCluster cluster;
   std::string error;

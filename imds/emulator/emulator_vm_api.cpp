@@ -29,15 +29,8 @@ constexpr std::array<std::string_view, 38> kInstanceVersions = {
     "2019-04-30", "2019-03-11", "2019-02-01", "2018-10-01", "2018-04-02", "2018-02-01", "2017-12-01",
     "2017-08-01", "2017-04-02", "2017-03-01"};
 
-enum class Route { scheduled_events, compute, other_metadata, outside };
-
-struct Target {
-  bool valid = false;
-  std::string path, query;
-  std::optional<std::string> api_version;
-  bool duplicate_parameter = false;
-  Route route = Route::outside;
-};
+using Route = VmTarget::Route;
+using Target = VmTarget;
 
 Target parse_target(std::string_view text) {
   Target t;
@@ -198,7 +191,8 @@ HttpResponse route(EmulatorState& state, std::size_t vm, const HttpRequest& req,
 
 Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req) {
   Admission admission;
-  const Target t = parse_target(req.target());
+  admission.target = parse_target(req.target());
+  const Target& t = admission.target;
   if (!t.valid || t.route != Route::scheduled_events || reject(req, t, kScheduledEventsVersions))
     return admission;
   if (req.method() == http::verb::get && !state.first_get_done[vm]) {
@@ -216,7 +210,7 @@ Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpReque
 HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req,
                                const Admission& admission, WallTime now, std::uint64_t connection) {
   state.events.advance(now);
-  const Target t = parse_target(req.target());
+  const Target& t = admission.target;
   HttpResponse res = route(state, vm, req, t, admission, now);
   state.record(RequestRecord{now, state.vms[vm].name, std::string(req.method_string()),
                              t.valid ? t.path : std::string(req.target()), t.query,

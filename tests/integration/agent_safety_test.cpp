@@ -44,14 +44,16 @@ BOOST_AUTO_TEST_CASE(unsafe_cluster_gets_a_forced_drain_at_the_last_moment_and_n
   s.wait_for("drain_completed", s.within_a_poll(), id);
 
   // The gate was asked again at the polls in between, and the drain came only with the forced one.
-  std::size_t gate_checks = 0;
+  std::size_t gate_checks = 0, info_calls = 0;
   cla::WallTime first_disable{};
   for (const auto& call : s.calls()) {
     if (call.node != cla::test::kAgentNode) continue;
     if (call.subcommand == "status") ++gate_checks;
+    if (call.subcommand == "info") ++info_calls;
     if (call.subcommand == "disablebinary" && first_disable == cla::WallTime{}) first_disable = call.t;
   }
   BOOST_TEST(gate_checks >= 3u);
+  BOOST_TEST(info_calls == 1u, "the host id is read once; DC and rack come from each check's status");
   BOOST_TEST(ms_between(log_time(forced), first_disable) >= 0, "drained before the forced drain");
   BOOST_TEST(ms_between(not_before - 1s, first_disable) >= -300);
 

@@ -1,0 +1,93 @@
+// HttpConnection's request out and answer in, shaped for the idle poll (SPEC 4: at most 4 system calls per
+// idle poll on a kept-alive connection): the tick's epoll_wait, one send, the epoll_wait that sees the answer
+// arrive, one receive.
+//
+// Why not Beast's async_write/async_read: Asio starts a read by trying it at once ("speculative"), and the
+// answer is never there right after the request went out, so each poll paid a recvfrom that failed with
+// EAGAIN; when it is there (a fast server), the completion is posted, and a posted handler makes the event
+// loop poll epoll with a zero timeout before running it. Here the request goes out by one non-blocking send
+// from the code that starts the exchange (the tick's handler, for a poll); the answer is awaited with
+// async_wait(wait_read), which registers nothing new (the socket is in epoll since connect) and completes
+// from epoll_wait itself, and then read without blocking. Asio registers sockets edge-triggered: bytes left
+// unread when the wait completed are not announced again, so a read goes on until the answer is whole or the
+// socket has nothing more (EAGAIN).
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/write.hpp>
+#include <sstream>
+
+#include "imds/http_connection.hpp"
+
+namespace cla {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t kReadSize = 16 * 1024;
+
+bool would_block(const beast::error_code& ec) {
+  return ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+}  // namespace
+
+// The whole request at once when the socket takes it (a small request on an idle connection always fits);
+// else the rest when there is room.
+asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) {
+  std::ostringstream text;
+  text << request;
+  const std::string bytes = std::move(text).str();
+  beast::error_code ec;
+  std::size_t sent = stream_->send(asio::buffer(bytes), 0, ec);
+  if (would_block(ec)) ec = {};
+  if (ec || sent == bytes.size()) co_return ec;
+  auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(bytes) + sent, nothrow);
+  co_return write_ec;
+}
+
+asio::awaitable<beast::error_code> HttpConnection::receive(http::response_parser<http::string_body>& parser,
+                                                           bool& got_some) {
+  for (;;) {
+    auto [wait_ec] = co_await stream_->async_wait(asio::ip::tcp::socket::wait_read, nothrow);
+    if (wait_ec) co_return wait_ec;
+    bool drained = false;
+    if (auto ec = read_available(parser, got_some, drained); ec || !drained) co_return ec;
+  }
+}
+
+// Reads and parses what the socket holds, without blocking: until the answer is whole (`drained` false), an
+// error, or nothing more to read (`drained` true: wait for more).
+beast::error_code HttpConnection::read_available(http::response_parser<http::string_body>& parser,
+                                                 bool& got_some, bool& drained) {
+  for (;;) {
+    beast::error_code ec;
+    const std::size_t n = stream_->read_some(buffer_.prepare(kReadSize), ec);
+    if (would_block(ec)) {
+      drained = true;
+      return {};
+    }
+    if (ec == asio::error::eof) {
+      if (!got_some) return http::error::end_of_stream;  // closed before answering: maybe a stale connection
+      parser.put_eof(ec);
+      return ec;
+    }
+    if (ec) return ec;
+    buffer_.commit(n);
+    got_some = true;
+    while (buffer_.size() > 0) {
+      const std::size_t used = parser.put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more) break;
+      if (ec) return ec;
+      if (parser.is_done()) return {};
+      if (used == 0) break;
+    }
+  }
+}
+
+}  // namespace cla

@@ -1,0 +1,108 @@
+// Ticker: ticks on a fixed grid, resumes a waiting consumer from the timer itself, keeps one tick for a busy
+// consumer and reports it, and ends a waiting next() on stop().
+#include "agent/ticker.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/test/unit_test.hpp>
+#include <optional>
+#include <vector>
+
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using Clock = cla::Ticker::Clock;
+constexpr auto kInterval = 100ms;
+constexpr auto kCeiling = 5s;  // a generous bound on the whole test: only reached when ticks stop coming
+
+void run_until(asio::io_context& io, const bool& done) {
+  const auto limit = Clock::now() + kCeiling;
+  while (!done && io.run_one_until(limit) > 0) {
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(ticker_test)
+
+BOOST_AUTO_TEST_CASE(ticks_come_on_the_grid_one_interval_apart) {
+  asio::io_context io;
+  cla::Ticker ticker(io.get_executor(), kInterval);
+  std::vector<Clock::time_point> dues;
+  std::vector<Clock::time_point> seen_at;
+  bool done = false;
+  const auto started = Clock::now();
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        ticker.start();
+        while (dues.size() < 4) {
+          const auto due = co_await ticker.next();
+          if (!due) break;
+          dues.push_back(*due);
+          seen_at.push_back(Clock::now());
+        }
+        done = true;
+      },
+      asio::detached);
+  run_until(io, done);
+  BOOST_TEST_REQUIRE(dues.size() == 4u);
+  BOOST_TEST((dues[0] >= started + kInterval));
+  for (std::size_t i = 0; i < dues.size(); ++i) {
+    BOOST_TEST((seen_at[i] >= dues[i]));
+    if (i > 0) BOOST_TEST((dues[i] - dues[i - 1] == kInterval));
+  }
+}
+
+// The consumer is busy for three intervals: it gets the first tick it missed at once, with its grid instant,
+// then the grid goes on; every tick that found it busy was reported.
+BOOST_AUTO_TEST_CASE(a_busy_consumer_gets_one_kept_tick_and_each_missed_tick_is_reported) {
+  asio::io_context io;
+  std::vector<Clock::time_point> reported;
+  cla::Ticker ticker(io.get_executor(), kInterval, [&](Clock::time_point now) { reported.push_back(now); });
+  std::vector<Clock::time_point> dues;
+  bool done = false;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        ticker.start();
+        const auto first = co_await ticker.next();
+        dues.push_back(*first);
+        asio::steady_timer busy(io, 3 * kInterval + kInterval / 2);
+        co_await busy.async_wait(asio::use_awaitable);
+        for (int i = 0; i < 2; ++i) dues.push_back(*co_await ticker.next());
+        done = true;
+      },
+      asio::detached);
+  run_until(io, done);
+  BOOST_TEST_REQUIRE(dues.size() == 3u);
+  BOOST_TEST((dues[1] == dues[0] + kInterval));  // kept from while busy
+  BOOST_TEST((dues[2] >= dues[0] + 4 * kInterval));
+  BOOST_TEST(reported.size() >= 3u);
+}
+
+BOOST_AUTO_TEST_CASE(stop_ends_a_waiting_next_with_nullopt) {
+  asio::io_context io;
+  cla::Ticker ticker(io.get_executor(), 1h);
+  std::optional<std::optional<Clock::time_point>> got;
+  bool done = false;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        ticker.start();
+        got = co_await ticker.next();
+        done = true;
+      },
+      asio::detached);
+  asio::steady_timer stopper(io, 0ms);
+  stopper.async_wait([&](boost::system::error_code) { ticker.stop(); });
+  run_until(io, done);
+  BOOST_TEST_REQUIRE(got.has_value());
+  BOOST_TEST(!got->has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
