@@ -95,6 +95,7 @@ class Daemon {
   std::optional<Core> core_;
   std::unique_ptr<Coordinator> coordinator_;
   std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
+  std::string own_host_id_;            // from nodetool info once; forgotten when Cassandra is restarted
   Metrics metrics_;
   std::shared_ptr<HttpEndpoint> http_;
   boost::asio::steady_timer poll_timer_;

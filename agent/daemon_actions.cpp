@@ -6,6 +6,7 @@
 #include "agent/log.hpp"
 #include "agent/notification.hpp"
 #include "cassandra/info_parser.hpp"
+#include "cassandra/node_identity.hpp"
 #include "cassandra/process_runner.hpp"
 #include "cassandra/running_parser.hpp"
 #include "cassandra/safety_gate.hpp"
@@ -138,11 +139,19 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   if (!cluster)
     co_return SafetyResult{
         false, "cannot read nodetool status (fail closed): " + cluster.error().message, {}};
-  const CommandOutcome info = co_await nodetool("info");
-  if (!info.ok()) co_return SafetyResult{false, "nodetool info failed (fail closed): " + info.summary(), {}};
-  auto self = parse_nodetool_info(info.out);
-  if (!self)
-    co_return SafetyResult{false, "cannot read nodetool info (fail closed): " + self.error().message, {}};
+  // The host id does not change while Cassandra runs, so `info` (a JVM start: seconds of CPU that Cassandra's
+  // requests compete with) runs once; DC and rack come from the node's own status row at every check.
+  std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
+  if (!self) {
+    const CommandOutcome info = co_await nodetool("info");
+    if (!info.ok())
+      co_return SafetyResult{false, "nodetool info failed (fail closed): " + info.summary(), {}};
+    auto parsed = parse_nodetool_info(info.out);
+    if (!parsed)
+      co_return SafetyResult{false, "cannot read nodetool info (fail closed): " + parsed.error().message, {}};
+    self = parsed.value();
+    own_host_id_ = self->host_id;
+  }
 
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
   const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
@@ -177,6 +186,7 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
     log_line(LogLevel::info, "dry_run_skipped", {{"step", to_string(step.step)}, {"dry_run", true}});
     outcome.ok = true;
   } else if (step.step == Step::restart_cassandra) {
+    own_host_id_.clear();  // a restarted node may come back under another identity: ask info again
     const CommandOutcome out =
         co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s);
     outcome.ok = out.ok();

@@ -50,6 +50,7 @@ asio::awaitable<void> Daemon::read_identity() {
     log_line(LogLevel::warning, "node_identity_unknown", {{"detail", self.error().message}});
     co_return;
   }
+  own_host_id_ = self->host_id;  // the gate's first check needs no info of its own
   coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
 }
 

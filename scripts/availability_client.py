@@ -2,8 +2,9 @@
 LOCAL_QUORUM, token-aware, idempotent, 2 s request timeout, at a fixed rate until SIGTERM.
 
 Run with /usr/bin/python3 -I (Debian's python3-cassandra; the repo's cassandra/ would shadow the driver).
-Writes one line per request to --out: start_unix_ms op latency_ms outcome error_class
-(outcome: ok | timeout | failed). Prints "ready" on stdout once connected and the table exists.
+Writes one line per request to --out: start_unix_ms op latency_ms outcome error_class coordinator
+(outcome: ok | timeout | failed; coordinator: the node of the driver's last attempt). Prints "ready" on
+stdout once connected and the table exists.
 """
 import argparse
 import random
@@ -47,19 +48,22 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
 
-    def record(started, op, outcome, error=""):
+    def record(started, op, future, outcome, error=""):
         latency_ms = (time.time() - started) * 1000
+        # (coordinator_host is set by a response only; a client-side timeout leaves the attempt's host)
+        host = future.coordinator_host or getattr(future, "_current_host", None)
+        coordinator = getattr(host, "endpoint", host) or "-"
         with lock:
-            out.write(f"{int(started * 1000)} {op} {latency_ms:.1f} {outcome} {error or '-'}\n")
+            out.write(f"{int(started * 1000)} {op} {latency_ms:.1f} {outcome} {error or '-'} {coordinator}\n")
 
     def issue(op):
         started = time.time()
         key = random.randrange(KEYS)
         bound = write.bind((key, f"value-{started}")) if op == "write" else read.bind((key,))
         future = session.execute_async(bound)
-        future.add_callbacks(lambda _: record(started, op, "ok"),
-                             lambda e: record(started, op, "timeout" if isinstance(e, TIMEOUTS) else "failed",
-                                              type(e).__name__))
+        future.add_callbacks(lambda _: record(started, op, future, "ok"),
+                             lambda e: record(started, op, future,
+                                              "timeout" if isinstance(e, TIMEOUTS) else "failed", type(e).__name__))
 
     print("ready", flush=True)
     interval = 1.0 / args.rate

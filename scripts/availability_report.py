@@ -34,7 +34,7 @@ def main():
     errors = collections.Counter()
     rows = []
     for line in open(args.requests):
-        start, _op, latency, outcome, error = line.split()
+        start, _op, latency, outcome, error = line.split()[:5]
         index = bisect.bisect_right(starts, int(start)) - 1
         if index < 0:
             continue

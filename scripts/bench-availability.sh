@@ -19,7 +19,8 @@ Usage: scripts/bench-availability.sh [--bin-dir DIR] [--runs LIST] [--rate N] [-
   in every view. Prints a table per run, then
     failed_agent=N failed_noagent=N failed_approve_now=N p99_agent_ms=N p99_noagent_ms=N
   --runs LIST   comma-separated subset of noagent,approve_now,agent (default all three, in that order)
-Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps logs.
+Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps logs
+  (the agents' at debug level, each node's system.log after every step) to correlate failures with.
 Takes about 8 minutes per run.
 EOF
 }
@@ -135,7 +136,7 @@ start_agents() { # run_dir
     dir=$1/agent$k
     mkdir -p "$dir"
     jq -n --arg endpoint "${vm_url[k]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" --arg dir "$dir" \
-      --argjson lead $((notice_s - 5)) '{
+      --argjson lead $((notice_s - 5)) --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" '{
         imds: {endpoint: $endpoint, poll_interval_ms: 1000, request_timeout_ms: 2000},
         node: {resource_name: "", fault_domain: -1},
         cassandra: {nodetool: [$cluster, "nodetool", $node], command_timeout_s: 120,
@@ -143,7 +144,7 @@ start_agents() { # run_dir
         topology: {replication_factor: 3, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
         policy: {drain_lead_s: $lead, unsafe_drain_lead_s: 10, flush_before_restart: true},
         state_file: ($dir + "/state.json"),
-        log: {file: ($dir + "/agent.jsonl"), level: "info"},
+        log: {file: ($dir + "/agent.jsonl"), level: $level},
         http: {listen: "127.0.0.1:0"}}' >"$dir/config.json"
     "$bin_dir/cassandra-lifecycle-agent" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
     pids+=($!)
@@ -158,6 +159,15 @@ restores() { cat "$1"/agent*/agent.jsonl 2>/dev/null | grep -c '"restore_complet
 event_gone() { [[ -z $(curl -sf "$admin/admin/events" | jq -r --arg id "$1" '.[] | select(.EventId == $id) | .EventId') ]]; }
 restored_at_least() { (($(restores "$1") >= $2)); }
 
+keep_node_logs() { # dest: each node's system.log so far (a restart moves it to .prev, the next one loses it)
+  [[ ${BENCH_KEEP:-0} == 1 ]] || return 0
+  local k
+  for k in 1 2 3; do
+    mkdir -p "$1/node$k"
+    cp "$CASSANDRA_CLUSTER_DIR/node$k/logs/"system.log* "$1/node$k/" 2>/dev/null || true
+  done
+}
+
 # play_step run_dir mode phase_label event_json
 play_step() {
   local dir=$1 mode=$2 label=$3 body=$4 id
@@ -167,6 +177,7 @@ play_step() {
   say "$label: event $id"
   wait_for $((notice_s + freeze_s + reboot_s + 120)) "$label over" event_gone "$id"
   ((++steps_done))
+  keep_node_logs "$dir/cassandra-$steps_done"
   if [[ $mode == agent ]]; then wait_for 300 "$label restored by the agent" restored_at_least "$dir" "$steps_done"; fi
   poll_s=3 wait_for 300 "every node UN in every view after $label" all_un_everywhere
   say "$label: over, every node UN in every view"

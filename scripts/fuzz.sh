@@ -1,123 +1,230 @@
 #!/usr/bin/env bash
-# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp, ASan+UBSan,
-# clang), each to at least the given number of executions, starting from the corpus kept in the repo.
+# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp), to the given
+# number of executions; keeps each parser's last complete run and summarizes all parsers from those (--help).
 set -euo pipefail
 
 usage() {
-  cat <<'EOF'
-Usage: scripts/fuzz.sh [--jobs N] [--merge] [--only PARSER] [EXECUTIONS]
+  cat <<'EOF_USAGE'
+Usage: scripts/fuzz.sh [--jobs N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
 
 Builds the fuzz targets in build-fuzz/ and runs each to EXECUTIONS inputs (default 10000000; libFuzzer
 stops at that count, or at its first crash). Each target starts from tests/fuzz/corpus/<parser>/ and grows
 build-fuzz/corpus/<parser>/; crashes go to build-fuzz/findings/<parser>/, logs to build-fuzz/logs/.
-Prints a table (executions, seconds, rate, corpus size, crashes) and last the line
+
+A run that reaches EXECUTIONS or crashes is a complete result: it is written to
+build-fuzz/results/<parser>.stats (executions, crashes, seconds, exec/s, the commit, its date, and a hash
+of the sources the target is built from: its fuzz_<parser>.cpp, the project headers it includes and the
+sources behind them, found in the build's dependency records). An interrupted run leaves the previous
+result in place. So the parsers can be fuzzed one or two at a time, over several invocations.
+
+Last, a table of every parser's last result (executions, seconds, exec/s, crashes, commit, date) and the line
   parsers=N min_execs=N crashes=N
-Exits 1 when any target crashed.
+over all parsers. A parser without a result, or whose sources changed since its result (another hash),
+counts as not run: 0 executions, so min_execs says so. Exits 1 when a counted result has a crash.
 
   --jobs N       run N targets at once (default 1; the machine has 2 cores, never more than 2)
   --merge        afterwards, minimize each grown corpus (-merge=1) back into tests/fuzz/corpus/<parser>/
   --only PARSER  run one target (repeatable), e.g. --only nodetool_status
-EOF
+  --summary      run nothing, print the table and the summary line from the kept results
+Run it under `chrt --idle 0` on a shared machine: it then takes only CPU nobody wants.
+EOF_USAGE
 }
-
-executions=10000000
-jobs=1
-merge=false
-only=()
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    -h | --help) usage; exit 0 ;;
-    --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
-    --merge) merge=true; shift ;;
-    --only) only+=("${2:?--only needs a parser name}"); shift 2 ;;
-    -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-    *) executions=$1; shift ;;
-  esac
-done
-[[ $executions =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: EXECUTIONS must be a positive integer, got '$executions'" >&2; exit 2; }
-[[ $jobs =~ ^[12]$ ]] || { echo "fuzz.sh: --jobs must be 1 or 2, got '$jobs'" >&2; exit 2; }
-
-cd "$(dirname "$0")/.."
 
 # Each parser with the longest input worth trying: a document or answer body, a page of nodetool output, a
-# date; a longer limit only slows the search.
+# date; the endpoint's requests just past its 8 KiB header and body limits; a few pipelined admin requests (the
+# target checks no refusals). A longer limit only slows each run: the inputs grow to it.
 declare -A max_len=(
   [imds_document]=65536 [compute]=65536 [not_before]=256 [nodetool_status]=4096 [nodetool_info]=4096
-  [nodetool_running]=256 [config]=16384 [http_endpoint]=20480 [emulator_admin]=16384 [etcd_answer]=16384
+  [nodetool_running]=256 [config]=16384 [http_endpoint]=10240 [emulator_admin]=4096 [etcd_answer]=16384
   [state_codec]=16384)
-parsers=(imds_document not_before compute nodetool_status nodetool_info nodetool_running config etcd_answer state_codec
-  http_endpoint emulator_admin)
-if [[ ${#only[@]} -gt 0 ]]; then
-  for p in "${only[@]}"; do
-    [[ -n ${max_len[$p]:-} ]] || { echo "fuzz.sh: no parser '$p'; parsers: ${parsers[*]}" >&2; exit 2; }
-  done
-  parsers=("${only[@]}")
-fi
+all_parsers=(imds_document not_before compute nodetool_status nodetool_info nodetool_running config etcd_answer
+  state_codec http_endpoint emulator_admin)
 
-if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "ok installed"; then
-  echo "fuzz.sh: installing clang and its fuzzer runtime (clang, libclang-rt-14-dev)" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null ||
-    { echo "fuzz.sh: cannot install clang; install clang and libclang-rt-14-dev" >&2; exit 1; }
-fi
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCLA_FUZZ=ON -DCLA_BUILD_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null  # clang 14 fails on coroutines with -g
-cmake --build build-fuzz --target fuzzers -j "$jobs"
-
-mkdir -p build-fuzz/logs
-touch build-fuzz/logs/run-start  # findings newer than this are this run's; older ones stay for reference
-run_one() {
-  local p=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1
-  mkdir -p "$corpus" "$findings"
-  cp -n tests/fuzz/corpus/"$p"/* "$corpus"/ 2>/dev/null || true
-  local start end
-  start=$(date +%s%N)
-  # A crash ends the run early; the exit code is read from the findings, not from here. The timeout is
-  # wall time and generous: at nice 19 on a busy machine one input can wait many seconds for a core.
-  build-fuzz/bin/fuzz_"$p" -runs="$executions" -max_len="${max_len[$p]}" -timeout=300 -print_final_stats=1 \
-    -artifact_prefix="$findings"/ "$corpus" >build-fuzz/logs/"$p".log 2>&1 || true
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000)) >build-fuzz/logs/"$p".ms
+# The repo files parser $1's target is built from: the closure over the compiler's dependency records, from
+# each project header to the source of the same name.
+sources_of() {
+  ninja -C build-fuzz -t deps | awk -v start="tests/fuzz/CMakeFiles/fuzz_$1.dir/fuzz_$1.cpp.o" '
+    /#deps/ { obj = $1; sub(/:$/, "", obj); next }
+    $1 ~ /^\.\.\// {
+      f = substr($1, 4); deps[obj] = deps[obj] " " f
+      n = split(f, parts, "/")
+      if (obj ~ ("/" parts[n] "\\.o$")) obj_of[f] = obj
+    }
+    END {
+      queue[1] = start; n = 1
+      for (i = 1; i <= n; i++) {
+        k = split(deps[queue[i]], files, " ")
+        for (j = 1; j <= k; j++) {
+          f = files[j]
+          if (f in seen) continue
+          seen[f] = 1; print f
+          cpp = f
+          if (sub(/\.hpp$/, ".cpp", cpp) && (cpp in obj_of) && !(obj_of[cpp] in queued)) {
+            queued[obj_of[cpp]] = 1; queue[++n] = obj_of[cpp]
+          }
+        }
+      }
+    }' | sort
 }
 
-pids=()
-for p in "${parsers[@]}"; do
-  rm -f build-fuzz/logs/"$p".ms
-  run_one "$p" &
-  pids+=($!)
-  if [[ ${#pids[@]} -ge $jobs ]]; then
-    wait "${pids[0]}"
-    pids=("${pids[@]:1}")
+# One hash of those files and of the fuzz build's flags.
+sources_hash() {
+  local files
+  mapfile -t files < <(sources_of "$1")
+  [[ ${#files[@]} -gt 0 ]] || { echo "fuzz.sh: no dependency records for fuzz_$1; was it built?" >&2; exit 1; }
+  sha256sum tests/fuzz/CMakeLists.txt tests/fuzz/coverage_ignorelist.txt "${files[@]}" | sha256sum | cut -c1-16
+}
+
+# The commit, with "+dirty" when the sources of parser $1 differ from it.
+commit_label() {
+  local label files
+  label=$(git rev-parse --short=10 HEAD)
+  mapfile -t files < <(sources_of "$1")
+  files+=(tests/fuzz/CMakeLists.txt tests/fuzz/coverage_ignorelist.txt)
+  if [[ -n $(git status --porcelain -- "${files[@]}") ]]; then
+    label+="+dirty"
   fi
-done
-for pid in "${pids[@]}"; do wait "$pid"; done
+  echo "$label"
+}
 
-if $merge; then
-  for p in "${parsers[@]}"; do
-    rm -rf build-fuzz/merged/"$p" && mkdir -p build-fuzz/merged/"$p"
-    build-fuzz/bin/fuzz_"$p" -merge=1 -max_len="${max_len[$p]}" -timeout=300 build-fuzz/merged/"$p" \
-      tests/fuzz/corpus/"$p" build-fuzz/corpus/"$p" >build-fuzz/logs/"$p".merge.log 2>&1 ||
-      { echo "fuzz.sh: merging the corpus of $p failed, see build-fuzz/logs/$p.merge.log" >&2; exit 1; }
-    rm -rf tests/fuzz/corpus/"$p" && mv build-fuzz/merged/"$p" tests/fuzz/corpus/"$p"
-  done
-fi
-
-printf '%-18s %12s %9s %10s %8s %8s\n' parser executions seconds execs/s corpus crashes
-min_execs=
-total_crashes=0
-for p in "${parsers[@]}"; do
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/logs/"$p".log | tail -1)
+# Fuzzes parser $1 to $executions; writes the result of a complete run.
+run_one() {
+  local p=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 log=build-fuzz/logs/$1.log
+  mkdir -p "$corpus" "$findings" build-fuzz/results
+  cp -n tests/fuzz/corpus/"$p"/* "$corpus"/ 2>/dev/null || true
+  local start end
+  touch build-fuzz/logs/"$p".start  # findings newer than this are this run's; older ones stay for reference
+  start=$(date +%s%N)
+  # A crash ends the run early, counted from the findings. The timeout is wall time: at idle priority on a
+  # busy machine one input can wait many seconds for a core.
+  build-fuzz/bin/fuzz_"$p" -runs="$executions" -max_len="${max_len[$p]}" -timeout=300 -print_final_stats=1 \
+    -artifact_prefix="$findings"/ "$corpus" >"$log" 2>&1 || true
+  end=$(date +%s%N)
+  local execs ms crashes
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   execs=${execs:-0}
-  ms=$(cat build-fuzz/logs/"$p".ms)
-  crashes=$(find build-fuzz/findings/"$p" -type f -newer build-fuzz/logs/run-start \( -name 'crash-*' \
-    -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
-  corpus=$(find build-fuzz/corpus/"$p" -type f | wc -l)
-  printf '%-18s %12d %9.1f %10d %8d %8d\n' "$p" "$execs" "$(awk "BEGIN { print $ms / 1000 }")" \
-    $((execs * 1000 / (ms > 0 ? ms : 1))) "$corpus" "$crashes"
-  if [[ $crashes -gt 0 ]]; then
-    echo "  $p: see build-fuzz/logs/$p.log and build-fuzz/findings/$p/" >&2
+  ms=$(((end - start) / 1000000))
+  crashes=$(find "$findings" -type f -newer build-fuzz/logs/"$p".start \( -name 'crash-*' -o -name 'leak-*' \
+    -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  if [[ $crashes -eq 0 && $execs -lt $executions ]]; then
+    echo "fuzz.sh: $p stopped after $execs of $executions executions (see $log); its last result stays" >&2
+    return 0
   fi
-  total_crashes=$((total_crashes + crashes))
-  if [[ -z $min_execs || $execs -lt $min_execs ]]; then min_execs=$execs; fi
-done
-echo "parsers=${#parsers[@]} min_execs=${min_execs} crashes=${total_crashes}"
-[[ $total_crashes -eq 0 ]]
+  [[ $crashes -eq 0 ]] || echo "fuzz.sh: $p crashed: see $log, $findings/" >&2
+  cat >build-fuzz/results/"$p".stats.tmp <<EOF_STATS
+parser=$p
+executions=$execs
+crashes=$crashes
+seconds=$(awk "BEGIN { printf \"%.1f\", $ms / 1000 }")
+execs_per_s=$((execs * 1000 / (ms > 0 ? ms : 1)))
+max_len=${max_len[$p]}
+commit=${built_commit[$p]}
+date=$(date -u +%Y-%m-%dT%H:%MZ)
+sources=${built_hash[$p]}
+EOF_STATS
+  mv build-fuzz/results/"$p".stats.tmp build-fuzz/results/"$p".stats
+}
+
+stat_of() { sed -n "s/^$2=//p" "$1"; }
+
+# The table of every parser's kept result and the summary line; returns 1 when a counted result crashed.
+summarize() {
+  printf '%-17s %11s %8s %8s %7s %-16s %-17s %s\n' parser executions seconds execs/s crashes commit date note
+  local p file execs counted min_execs= total_crashes=0
+  for p in "${all_parsers[@]}"; do
+    file=build-fuzz/results/$p.stats
+    if [[ ! -f $file ]]; then
+      printf '%-17s %11s %8s %8s %7s %-16s %-17s %s\n' "$p" - - - - - - "not run"
+      min_execs=0
+      continue
+    fi
+    execs=$(stat_of "$file" executions)
+    local note=ok
+    counted=$execs
+    if [[ $(stat_of "$file" sources) != "$(sources_hash "$p")" ]]; then
+      note="sources changed since: counts as not run"
+      counted=0
+    elif [[ $(stat_of "$file" crashes) -gt 0 ]]; then
+      note="CRASHED: see build-fuzz/findings/$p/"
+      total_crashes=$((total_crashes + $(stat_of "$file" crashes)))
+    fi
+    printf '%-17s %11d %8s %8s %7s %-16s %-17s %s\n' "$p" "$execs" "$(stat_of "$file" seconds)" \
+      "$(stat_of "$file" execs_per_s)" "$(stat_of "$file" crashes)" "$(stat_of "$file" commit)" \
+      "$(stat_of "$file" date)" "$note"
+    if [[ -z $min_execs || $counted -lt $min_execs ]]; then min_execs=$counted; fi
+  done
+  echo "parsers=${#all_parsers[@]} min_execs=${min_execs} crashes=${total_crashes}"
+  [[ $total_crashes -eq 0 ]]
+}
+
+main() {
+  executions=10000000
+  local jobs=1 merge=false summary_only=false only=()
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      -h | --help) usage; exit 0 ;;
+      --jobs) jobs=${2:?--jobs needs N}; shift 2 ;;
+      --merge) merge=true; shift ;;
+      --only) only+=("${2:?--only needs a parser}"); shift 2 ;;
+      --summary) summary_only=true; shift ;;
+      -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+      *) executions=$1; shift ;;
+    esac
+  done
+  [[ $executions =~ ^[1-9][0-9]*$ ]] ||
+    { echo "fuzz.sh: EXECUTIONS must be a positive integer, got '$executions'" >&2; exit 2; }
+  [[ $jobs =~ ^[12]$ ]] || { echo "fuzz.sh: --jobs must be 1 or 2, got '$jobs'" >&2; exit 2; }
+  local parsers=("${all_parsers[@]}") p
+  if [[ ${#only[@]} -gt 0 ]]; then
+    for p in "${only[@]}"; do
+      [[ -n ${max_len[$p]:-} ]] || { echo "fuzz.sh: no parser '$p'; parsers: ${all_parsers[*]}" >&2; exit 2; }
+    done
+    parsers=("${only[@]}")
+  fi
+
+  cd "$(dirname "$0")/.."
+  if ! command -v clang++ >/dev/null ||
+    ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "ok installed"; then
+    echo "fuzz.sh: installing clang and its fuzzer runtime (clang, libclang-rt-14-dev)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev \
+      >/dev/null || { echo "fuzz.sh: cannot install clang; install clang and libclang-rt-14-dev" >&2; exit 1; }
+  fi
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCLA_FUZZ=ON -DCLA_BUILD_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null  # clang 14 fails on coroutines with -g
+  cmake --build build-fuzz --target fuzzers -j "$jobs" >/dev/null ||
+    { echo "fuzz.sh: building the fuzz targets failed (cmake --build build-fuzz --target fuzzers)" >&2; exit 1; }
+  mkdir -p build-fuzz/logs
+  # What each binary was built from, taken now: an edit during the runs must not be credited with them.
+  declare -gA built_commit=() built_hash=()
+  for p in "${parsers[@]}"; do
+    built_commit[$p]=$(commit_label "$p")
+    built_hash[$p]=$(sources_hash "$p")
+  done
+
+  if ! $summary_only; then
+    local pids=()
+    for p in "${parsers[@]}"; do
+      run_one "$p" &
+      pids+=($!)
+      if [[ ${#pids[@]} -ge $jobs ]]; then
+        wait "${pids[0]}"
+        pids=("${pids[@]:1}")
+      fi
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
+  fi
+
+  if $merge; then
+    for p in "${parsers[@]}"; do
+      rm -rf build-fuzz/merged/"$p" && mkdir -p build-fuzz/merged/"$p"
+      build-fuzz/bin/fuzz_"$p" -merge=1 -max_len="${max_len[$p]}" -timeout=300 build-fuzz/merged/"$p" \
+        tests/fuzz/corpus/"$p" build-fuzz/corpus/"$p" >build-fuzz/logs/"$p".merge.log 2>&1 ||
+        { echo "fuzz.sh: merging the corpus of $p failed, see build-fuzz/logs/$p.merge.log" >&2; exit 1; }
+      rm -rf tests/fuzz/corpus/"$p" && mv build-fuzz/merged/"$p" tests/fuzz/corpus/"$p"
+    done
+  fi
+
+  summarize
+}
+
+main "$@"; exit  # one line: an edit of this file cannot reach a running copy

@@ -39,6 +39,23 @@ std::optional<SimReply> with_node(const std::string& cluster_path, const std::st
   return reply;
 }
 
+// A read-only subcommand with no fault to apply, answered from a snapshot read without the lock, so that many
+// nodes' gate checks (status, info) never queue behind each other or behind a writer. Empty when the call
+// must take the locked path: the snapshot is unreadable or invalid, the node unknown (the locked path reports
+// both), or a fault applies (a counted one is used up and saved).
+std::optional<SimReply> answer_from_snapshot(const std::string& cluster_path, const std::string& address,
+                                             std::string& call_log, const std::string& subcommand,
+                                             const std::vector<std::string>& args, std::int64_t now_unix) {
+  if (!is_read_only_subcommand(subcommand)) return std::nullopt;
+  auto cluster = read_cluster_snapshot(cluster_path);
+  if (!cluster) return std::nullopt;
+  auto ref = find_node(*cluster, address);
+  if (!ref || fault_for(*ref->node, subcommand)) return std::nullopt;
+  if (call_log.empty()) call_log = resolve_call_log(cluster_path, cluster->call_log);
+  bool changed = false;
+  return execute_sim_command(*cluster, *ref, subcommand, args, now_unix, changed);
+}
+
 }  // namespace
 
 SimReply run_sim_call(const std::string& cluster_path, const std::string& address,
@@ -47,15 +64,17 @@ SimReply run_sim_call(const std::string& cluster_path, const std::string& addres
   const auto now = [] { return static_cast<std::int64_t>(std::time(nullptr)); };
   std::string call_log = call_log_override;
   std::optional<SimFault> fault;
-  auto first =
-      with_node(cluster_path, address, call_log, [&](SimCluster& cluster, SimNodeRef& ref, bool& changed) {
-        fault = take_fault(*ref.node, subcommand);
-        changed = fault && fault->times;  // a counted fault was used up by one: save that
-        std::optional<SimReply> reply;
-        if (fault && fault->latency_ms > 0) return reply;  // answered after the delay, outside the lock
-        if (fault && (fault->exit_code || fault->signal)) return reply = fault_reply(*fault);
-        return reply = execute_sim_command(cluster, ref, subcommand, args, now(), changed);
-      });
+  auto first = answer_from_snapshot(cluster_path, address, call_log, subcommand, args, now());
+  if (!first)
+    first =
+        with_node(cluster_path, address, call_log, [&](SimCluster& cluster, SimNodeRef& ref, bool& changed) {
+          fault = take_fault(*ref.node, subcommand);
+          changed = fault && fault->times;  // a counted fault was used up by one: save that
+          std::optional<SimReply> reply;
+          if (fault && fault->latency_ms > 0) return reply;  // answered after the delay, outside the lock
+          if (fault && (fault->exit_code || fault->signal)) return reply = fault_reply(*fault);
+          return reply = execute_sim_command(cluster, ref, subcommand, args, now(), changed);
+        });
   SimReply reply;
   if (first) {
     reply = *first;

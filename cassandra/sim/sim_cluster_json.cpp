@@ -107,10 +107,10 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
   r.allow_only({"address", "host_id", "load", "tokens", "running", "gossip", "binary", "drained",
                 "ring_state", "generation", "faults"});
   r.read("address", node.address, true);
-  node.host_id = default_host_id(node.address);
-  node.load = default_load(node.address);
   r.read("host_id", node.host_id);
   r.read("load", node.load);
+  if (!r.find("host_id", false)) node.host_id = default_host_id(node.address);
+  if (!r.find("load", false)) node.load = default_load(node.address);
   r.read("tokens", node.tokens, 1, 65536);
   r.read("running", node.running);
   r.read("gossip", node.gossip);
@@ -136,7 +136,8 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
 
 Result<SimCluster> parse_sim_cluster(std::string_view json_text) {
   boost::system::error_code ec;
-  const json::value root = json::parse(json_text, ec);
+  json::monotonic_resource arena;  // the tree lives only while it is read into a SimCluster: freed at once
+  const json::value root = json::parse(json_text, ec, &arena);
   if (ec) return make_error("invalid JSON: " + ec.message());
   SimCluster cluster;
   std::string error;

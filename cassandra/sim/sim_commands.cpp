@@ -46,9 +46,28 @@ bool is_lifecycle_subcommand(const std::string& name) {
   return std::find(kLifecycle.begin(), kLifecycle.end(), name) != kLifecycle.end();
 }
 
-std::optional<SimFault> take_fault(SimNode& node, const std::string& subcommand) {
+bool is_read_only_subcommand(const std::string& name) {
+  return name == "status" || name == "info" || name == "statusbinary" || name == "statusgossip";
+}
+
+namespace {
+
+template <class Node>
+auto find_fault(Node& node, const std::string& subcommand) {
   auto it = node.faults.find(subcommand);
   if (it == node.faults.end() && is_nodetool_subcommand(subcommand)) it = node.faults.find("*");
+  return it;
+}
+
+}  // namespace
+
+const SimFault* fault_for(const SimNode& node, const std::string& subcommand) {
+  const auto it = find_fault(node, subcommand);
+  return it == node.faults.end() ? nullptr : &it->second;
+}
+
+std::optional<SimFault> take_fault(SimNode& node, const std::string& subcommand) {
+  const auto it = find_fault(node, subcommand);
   if (it == node.faults.end()) return std::nullopt;
   SimFault fault = it->second;
   if (it->second.times && --*it->second.times <= 0) node.faults.erase(it);

@@ -21,6 +21,12 @@ bool is_nodetool_subcommand(const std::string& name);
 // Simulator-only lifecycle commands: restart, start, stop.
 bool is_lifecycle_subcommand(const std::string& name);
 
+// Subcommands that never change the cluster: status, info, statusbinary, statusgossip.
+bool is_read_only_subcommand(const std::string& name);
+
+// The fault that applies to this subcommand (its own entry, else "*" for nodetool subcommands), or null.
+const SimFault* fault_for(const SimNode& node, const std::string& subcommand);
+
 // The fault for this call, consuming one of its `times` (a fault whose times reach 0 is removed): the
 // subcommand's own entry, else "*" (which applies to nodetool subcommands only, never to lifecycle ones).
 std::optional<SimFault> take_fault(SimNode& node, const std::string& subcommand);

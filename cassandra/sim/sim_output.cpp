@@ -42,10 +42,6 @@ std::string ownership(const SimCluster& cluster, std::size_t nodes_in_dc) {
   return text;
 }
 
-std::string pad(const std::string& cell, std::size_t width) {
-  return cell + std::string(width - cell.size(), ' ');
-}
-
 }  // namespace
 
 std::string format_status(const SimCluster& cluster, const std::string& caller_address) {
@@ -54,20 +50,26 @@ std::string format_status(const SimCluster& cluster, const std::string& caller_a
       "Host ID", "Rack"};
   std::map<std::string, std::vector<Row>> tables;  // sorted by DC name
   for (const auto& dc : cluster.datacenters) {
-    std::vector<std::pair<const SimNode*, const SimRack*>> nodes;
+    struct Entry {
+      std::uint64_t order;
+      const SimNode* node;
+      const SimRack* rack;
+    };
+    std::vector<Entry> nodes;
     for (const auto& rack : dc.racks)
-      for (const auto& node : rack.nodes) nodes.emplace_back(&node, &rack);
+      for (const auto& node : rack.nodes)
+        nodes.push_back(Entry{stable_hash(node.address + ":7000"), &node, &rack});
     // Like the HashMap behind real nodetool: a stable order that is neither by address nor by rack.
-    std::sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) {
-      const auto ha = stable_hash(a.first->address + ":7000"), hb = stable_hash(b.first->address + ":7000");
-      return ha != hb ? ha < hb : a.first->address < b.first->address;
+    std::sort(nodes.begin(), nodes.end(), [](const Entry& a, const Entry& b) {
+      return a.order != b.order ? a.order < b.order : a.node->address < b.node->address;
     });
+    const std::string owns = ownership(cluster, nodes.size());
     auto& rows = tables[dc.name];
-    for (const auto& [node, rack] : nodes) {
+    rows.reserve(nodes.size());
+    for (const auto& [order, node, rack] : nodes) {
       const bool up = node->address == caller_address || seen_up_by_others(*node);
       rows.push_back(Row{std::string{up ? 'U' : 'D', node->ring_state}, node->address, node->load,
-                         std::to_string(node->tokens), ownership(cluster, nodes.size()), node->host_id,
-                         rack->name});
+                         std::to_string(node->tokens), owns, node->host_id, rack->name});
     }
   }
   std::array<std::size_t, 7> widths{};
@@ -78,7 +80,11 @@ std::string format_status(const SimCluster& cluster, const std::string& caller_a
   for (const auto& [name, rows] : tables) std::for_each(rows.begin(), rows.end(), widen);
   auto line = [&](const Row& row) {
     std::string text;
-    for (std::size_t i = 0; i < row.size(); ++i) text += (i ? "  " : "") + pad(row[i], widths[i]);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) text += "  ";
+      text += row[i];
+      text.append(widths[i] - row[i].size(), ' ');
+    }
     return text + "\n";
   };
 

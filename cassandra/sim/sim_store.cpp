@@ -78,6 +78,17 @@ Result<LockedClusterFile> LockedClusterFile::open(const std::string& path) {
   }
 }
 
+Result<SimCluster> read_cluster_snapshot(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return system_error("cannot open cluster file", path);
+  auto text = read_all(fd, path);
+  ::close(fd);
+  if (!text) return text.error();
+  auto cluster = parse_sim_cluster(*text);
+  if (!cluster) return make_error("cluster file " + path + ": " + cluster.error().message);
+  return cluster;
+}
+
 LockedClusterFile::LockedClusterFile(int fd, std::string path, SimCluster cluster)
     : fd_(fd), path_(std::move(path)), cluster_(std::move(cluster)) {}
 

@@ -30,6 +30,10 @@ class LockedClusterFile {
   SimCluster cluster_;
 };
 
+// The cluster file read and parsed without the lock. Every change replaces the file whole (temp + rename), so
+// this sees one complete version: the newest whose rename came before the open.
+Result<SimCluster> read_cluster_snapshot(const std::string& path);
+
 // Writes text to path through a temporary file in the same directory and rename(2).
 Result<bool> write_file_atomically(const std::string& path, const std::string& text);
 

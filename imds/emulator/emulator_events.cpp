@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <utility>
 
 namespace cla {
@@ -32,14 +33,6 @@ EventSpec default_event_spec(std::string type, std::vector<std::string> resource
   return spec;
 }
 
-bool EmulatedEvent::approved_by_all() const {
-  return !spec.resources.empty() &&
-         std::all_of(spec.resources.begin(), spec.resources.end(), [&](const auto& r) {
-           return std::any_of(approved_by.begin(), approved_by.end(),
-                              [&](const auto& a) { return iequals(a, r); });
-         });
-}
-
 WallTime EmulatedEvent::removal_time() const {
   const auto after = std::chrono::seconds(std::max<std::int64_t>(spec.duration_s, 0) + spec.complete_after_s);
   return started_at.value_or(not_before) + after;
@@ -50,6 +43,7 @@ EventModel::EventModel(std::vector<std::string> vms, std::uint64_t seed, SharedA
 
 void EventModel::changed() {
   for (auto& n : incarnations_) ++n;
+  ++version_;
 }
 
 std::string random_guid(std::mt19937_64& random) {
@@ -71,11 +65,15 @@ std::string EventModel::add(EventSpec spec, WallTime now) {
   do {
     event.id = new_id();
   } while (find(event.id));
+  event.created_at = now;
   event.not_before = now + std::chrono::seconds(spec.not_before_in_s);
   if (spec.started) {
     event.status = EventStatus::started;
     event.started_at = now;
   }
+  std::set<std::string> names;  // approve() records each listed VM once, whatever its spelling
+  for (const auto& r : spec.resources) names.insert(to_upper(r));
+  event.distinct_resources = names.size();
   event.spec = std::move(spec);
   events_.push_back(std::move(event));
   if (events_.back().status == EventStatus::started) record(ImpactTransition::Phase::start, events_.back());

@@ -37,11 +37,13 @@ struct EmulatedEvent {
   std::string id;  // uppercase GUID
   EventSpec spec;
   EventStatus status = EventStatus::scheduled;
+  WallTime created_at;  // when the admin API added it: the document changed then
   WallTime not_before;
   std::optional<WallTime> started_at;
   std::vector<std::string> approved_by;  // the listed VMs that approved, spelled as in spec.resources
+  std::size_t distinct_resources = 0;    // names in spec.resources, compared case-insensitively
 
-  bool approved_by_all() const;
+  bool approved_by_all() const { return !spec.resources.empty() && approved_by.size() >= distinct_resources; }
   bool approved_by_any() const { return !approved_by.empty(); }
   WallTime removal_time() const;  // meaningful once started
 };
@@ -88,6 +90,9 @@ class EventModel {
   const std::vector<EmulatedEvent>& events() const { return events_; }
   const std::vector<std::string>& vms() const { return vms_; }
   std::int64_t incarnation(std::size_t vm) const { return incarnations_.at(vm); }
+  // Raised with every change of the document (what raises the incarnations); approvals alone do not change
+  // it.
+  std::uint64_t version() const { return version_; }
 
  private:
   void changed();
@@ -98,6 +103,7 @@ class EventModel {
   std::vector<std::string> vms_;
   SharedApproval shared_;
   std::vector<std::int64_t> incarnations_;
+  std::uint64_t version_ = 0;
   std::vector<EmulatedEvent> events_;
   std::vector<ImpactTransition> transitions_;
   std::mt19937_64 random_;

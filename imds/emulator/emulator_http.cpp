@@ -9,11 +9,15 @@ namespace cla {
 namespace http = boost::beast::http;
 
 HttpResponse json_response(http::status status, const boost::json::value& body, const HttpRequest& req) {
+  return json_text_response(status, boost::json::serialize(body), req);
+}
+
+HttpResponse json_text_response(http::status status, std::string body, const HttpRequest& req) {
   HttpResponse res{status, req.version()};
   res.set(http::field::content_type, "application/json; charset=utf-8");
   res.set(http::field::server, "imds-emulator");
   res.keep_alive(req.keep_alive());
-  res.body() = boost::json::serialize(body);
+  res.body() = std::move(body);
   res.prepare_payload();
   return res;
 }

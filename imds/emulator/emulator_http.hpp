@@ -17,6 +17,8 @@ using HttpResponse = boost::beast::http::response<boost::beast::http::string_bod
 // Compact JSON, "Content-Type: application/json; charset=utf-8", as IMDS answers.
 HttpResponse json_response(boost::beast::http::status status, const boost::json::value& body,
                            const HttpRequest& req);
+// The same with a body serialized already.
+HttpResponse json_text_response(boost::beast::http::status status, std::string body, const HttpRequest& req);
 // {"error": message}, IMDS's ErrorResponse shape.
 HttpResponse error_response(boost::beast::http::status status, std::string message, const HttpRequest& req);
 HttpResponse empty_response(boost::beast::http::status status, const HttpRequest& req);

@@ -78,7 +78,8 @@ Admin API (JSON in and out, times as Unix seconds, t_ms in milliseconds):
                            Azure's description for the type, started false, complete_after_s 10.
                            "started": true plays a hardware failure: Started at once, no Scheduled phase.
   GET    /admin/events     current events with status, approvals, not_before (and not_before_ms),
-                           started_at, removal_at
+                           started_at, removal_at, and created_at_ms, started_at_ms, removal_at_ms
+                           (the instants the document changed, in milliseconds)
   DELETE /admin/events/ID  cancel: the event disappears (204; 404 if unknown)
   POST   /admin/faults     on every VM's scheduledevents endpoint: {"status":500} answer that status,
                            {"delay_ms":3000} answer late, {"malformed":true} truncated JSON,
@@ -120,9 +121,10 @@ int main(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help", "")("vm", po::value<std::vector<std::string>>(), "")(
       "admin", po::value<std::string>()->default_value("127.0.0.1:0"), "")(
-      "first-call-delay-ms", po::value<long>()->default_value(0), "")("impact-hook", po::value<std::string>(), "")(
-      "shared-approval", po::value<std::string>()->default_value("any"), "")("close-after-answer", "")(
-      "allow-remote", "");
+      "first-call-delay-ms", po::value<long>()->default_value(0), "")(
+      "impact-hook", po::value<std::string>(), "")("shared-approval",
+                                                   po::value<std::string>()->default_value("any"),
+                                                   "")("close-after-answer", "")("allow-remote", "");
   po::variables_map vars;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vars);

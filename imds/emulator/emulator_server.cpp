@@ -150,7 +150,8 @@ void announce_line(std::ostream& out, boost::json::object line) {
 int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostream& errors) {
   std::vector<EmulatedVm> vms;
   for (const auto& vm : config.vms) vms.push_back(EmulatedVm{vm.name, vm.fault_domain, {}});
-  EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}(), config.shared_approval);
+  EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}(),
+                      config.shared_approval);
 
   asio::io_context ioc(1);
   std::optional<ImpactHook> hook;  // after ioc: destroyed first, before the coroutine frames that use it
@@ -179,7 +180,8 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
         asio::steady_timer wait(co_await asio::this_coro::executor, admission.delay);
         co_await wait.async_wait(nothrow);
       }
-      Reply reply{handle_vm_request(state, i, req, admission, WallClock::now(), connection), delivery_of(admission)};
+      Reply reply{handle_vm_request(state, i, req, admission, WallClock::now(), connection),
+                  delivery_of(admission)};
       play_impacts(state, hook);
       co_return reply;
     };

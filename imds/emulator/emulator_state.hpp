@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "imds/emulator/emulator_document.hpp"
 #include "imds/emulator/emulator_events.hpp"
 
 namespace cla {
@@ -74,6 +75,7 @@ struct EmulatorState {
   std::uint64_t flap_gets = 0;       // GETs answered under a flap fault (odd ones hide the Scheduled events)
   std::deque<RequestRecord> requests;
   std::deque<ApprovalRecord> approvals;
+  EventsDocumentCache documents;  // what every VM's GET serves, serialized once per change of `events`
 
   void record(RequestRecord r);
   void record(ApprovalRecord a);

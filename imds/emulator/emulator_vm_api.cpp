@@ -10,8 +10,8 @@
 #include <map>
 
 #include "imds/emulator/emulator_compute.hpp"
+#include "imds/emulator/emulator_document.hpp"
 #include "imds/json_read.hpp"
-#include "imds/not_before.hpp"
 
 namespace cla {
 namespace {
@@ -29,15 +29,8 @@ constexpr std::array<std::string_view, 38> kInstanceVersions = {
     "2019-04-30", "2019-03-11", "2019-02-01", "2018-10-01", "2018-04-02", "2018-02-01", "2017-12-01",
     "2017-08-01", "2017-04-02", "2017-03-01"};
 
-enum class Route { scheduled_events, compute, other_metadata, outside };
-
-struct Target {
-  bool valid = false;
-  std::string path, query;
-  std::optional<std::string> api_version;
-  bool duplicate_parameter = false;
-  Route route = Route::outside;
-};
+using Route = VmTarget::Route;
+using Target = VmTarget;
 
 Target parse_target(std::string_view text) {
   Target t;
@@ -136,10 +129,17 @@ HttpResponse scheduled_events(EmulatorState& state, std::size_t vm, const HttpRe
   const Fault none;
   const Fault& fault = admission.fault ? *admission.fault : none;
   const bool hide_scheduled = fault.flap && state.flap_gets++ % 2 == 1;
-  json::object doc = scheduled_events_document(
-      state.events, vm, std::chrono::seconds(fault.not_before_shift_s), hide_scheduled);
-  if (fault.incarnation) doc["DocumentIncarnation"] = *fault.incarnation;
-  HttpResponse res = json_response(http::status::ok, doc, req);
+  const std::int64_t incarnation = fault.incarnation.value_or(state.events.incarnation(vm));
+  std::string body;
+  if (hide_scheduled || fault.not_before_shift_s != 0) {
+    json::object doc = scheduled_events_document(
+        state.events, vm, std::chrono::seconds(fault.not_before_shift_s), hide_scheduled);
+    doc["DocumentIncarnation"] = incarnation;
+    body = json::serialize(doc);
+  } else {
+    body = state.documents.body(state.events, incarnation);
+  }
+  HttpResponse res = json_text_response(http::status::ok, std::move(body), req);
   if (fault.pad_bytes > 0) {
     res.body().append(static_cast<std::size_t>(fault.pad_bytes), ' ');
     res.prepare_payload();
@@ -191,7 +191,8 @@ HttpResponse route(EmulatorState& state, std::size_t vm, const HttpRequest& req,
 
 Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req) {
   Admission admission;
-  const Target t = parse_target(req.target());
+  admission.target = parse_target(req.target());
+  const Target& t = admission.target;
   if (!t.valid || t.route != Route::scheduled_events || reject(req, t, kScheduledEventsVersions))
     return admission;
   if (req.method() == http::verb::get && !state.first_get_done[vm]) {
@@ -209,34 +210,12 @@ Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpReque
 HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req,
                                const Admission& admission, WallTime now, std::uint64_t connection) {
   state.events.advance(now);
-  const Target t = parse_target(req.target());
+  const Target& t = admission.target;
   HttpResponse res = route(state, vm, req, t, admission, now);
   state.record(RequestRecord{now, state.vms[vm].name, std::string(req.method_string()),
                              t.valid ? t.path : std::string(req.target()), t.query,
                              static_cast<int>(res.result_int()), metadata_header(req), connection});
   return res;
-}
-
-boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm,
-                                              std::chrono::seconds not_before_shift, bool hide_scheduled) {
-  json::array list;
-  for (const EmulatedEvent& e : events.events()) {
-    const bool started = e.status == EventStatus::started;
-    if (hide_scheduled && !started) continue;
-    json::array resources;
-    for (const auto& r : e.spec.resources) resources.emplace_back(r);
-    list.emplace_back(json::object{
-        {"EventId", e.id},
-        {"EventStatus", started ? "Started" : "Scheduled"},
-        {"EventType", e.spec.type},
-        {"ResourceType", "VirtualMachine"},
-        {"Resources", std::move(resources)},
-        {"NotBefore", started ? std::string() : format_not_before(e.not_before + not_before_shift)},
-        {"Description", e.spec.description},
-        {"EventSource", e.spec.source},
-        {"DurationInSeconds", e.spec.duration_s}});
-  }
-  return json::object{{"DocumentIncarnation", events.incarnation(vm)}, {"Events", std::move(list)}};
 }
 
 Delivery delivery_of(const Admission& admission) {

@@ -2,20 +2,32 @@
 // describe.
 #pragma once
 
-#include <boost/json/object.hpp>
 #include <chrono>
 #include <optional>
+#include <string>
 
 #include "imds/emulator/emulator_http.hpp"
 #include "imds/emulator/emulator_state.hpp"
 
 namespace cla {
 
+// The request target as the VM endpoint routes it.
+struct VmTarget {
+  enum class Route { scheduled_events, compute, other_metadata, outside };
+  bool valid = false;
+  std::string path, query;
+  std::optional<std::string> api_version;
+  bool duplicate_parameter = false;
+  Route route = Route::outside;
+};
+
 // Decided when a request arrives, before any waiting: how long to hold it (the VM's first-call delay, a
 // delay fault) and which fault it meets. Consumes the first-call delay and one use of a counted fault.
+// Carries the parsed target, so a request's URL is parsed once.
 struct Admission {
   std::chrono::milliseconds delay{0};
   std::optional<Fault> fault;
+  VmTarget target;
 };
 Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req);
 
@@ -24,14 +36,9 @@ Admission admit_vm_request(EmulatorState& state, std::size_t vm, const HttpReque
 // parameters, on a missing or unknown api-version (with "newest-versions"); POST 200 for known EventIds
 // (case-insensitive; repeated approvals too), 400 for a malformed body or an unknown EventId; 405 for other
 // methods; 404 {"error":...} under /metadata, an IIS-style HTML 404 elsewhere.
+// `admission` is what admit_vm_request gave for this very request.
 HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpRequest& req,
                                const Admission& admission, WallTime now, std::uint64_t connection = 0);
-
-// The Scheduled Events document as vms()[vm] sees it (api-version 2020-07-01 fields); faults may serve
-// NotBefore shifted and leave the Scheduled events out.
-boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm,
-                                              std::chrono::seconds not_before_shift = {},
-                                              bool hide_scheduled = false);
 
 // How the answer to a request that met `admission` goes on the wire.
 Delivery delivery_of(const Admission& admission);

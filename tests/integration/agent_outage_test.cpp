@@ -6,7 +6,6 @@
 #include <map>
 #include <regex>
 #include <sstream>
-#include <thread>
 
 #include "agent_scenario.hpp"
 
@@ -127,14 +126,24 @@ BOOST_AUTO_TEST_CASE(throttling_backs_off_and_recovers) {
   s.emulator().set_fault({{"status", 429}});
   const auto throttled_at = cla::WallClock::now();
   s.wait_for("imds_error", s.within_a_poll());
-  // 10 poll intervals of throttling (it backs off 1 s, 2 s, ...: 2 to 4 polls in that time).
-  std::this_thread::sleep_for(s.poll_interval() * 10);
+  // Three throttled polls (a condition, not a sleep): the agent backs off 1 s, then 2 s, measured from when
+  // each request started; without backoff they would come a poll interval apart.
+  std::vector<cla::WallTime> throttled;
+  const bool three = cla::test::wait_until(
+      [&] {
+        throttled.clear();
+        for (const auto& r : s.emulator().requests())
+          if (r.at("status").as_int64() == 429 && cla::test::emulator_time(r) >= throttled_at)
+            throttled.push_back(cla::test::emulator_time(r));
+        return throttled.size() >= 3;
+      },
+      1s + 2s + s.within_a_poll());
   s.emulator().set_fault({});
-  std::size_t throttled_polls = 0;
-  for (const auto& r : s.emulator().requests())
-    throttled_polls += r.at("status").as_int64() == 429 && cla::test::emulator_time(r) >= throttled_at;
-  BOOST_TEST(throttled_polls >= 2u);
-  BOOST_TEST(throttled_polls <= 4u, "at 250 ms polls without backoff it would be 10");
+  BOOST_REQUIRE_MESSAGE(three, "only " << throttled.size() << " throttled polls");
+  // At least the backoffs apart, less how much later the first request may have reached the emulator after
+  // it started than the next one did (a poll interval allowed).
+  BOOST_TEST(ms_between(throttled[0], throttled[1]) >= (1s - s.poll_interval()).count());
+  BOOST_TEST(ms_between(throttled[1], throttled[2]) >= (2s - s.poll_interval()).count());
   const auto errors = s.log("imds_error");
   BOOST_TEST(errors.size() == 1u);
   BOOST_TEST(errors.at(0).at("kind").as_string() == "http_429");
@@ -174,13 +183,23 @@ BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   BOOST_TEST(metrics["cla_last_successful_poll_timestamp_seconds"] > 1.7e9);
   BOOST_TEST(metrics.count(R"(cla_nodetool_duration_seconds_count{subcommand="disablegossip"})") == 1u);
 
-  // A long outage: unhealthy after 5 poll intervals (1.25 s) without a successful poll, not before.
-  const auto outage_at = std::chrono::steady_clock::now();
+  // A long outage: unhealthy after 5 poll intervals (1.25 s) without a successful poll, not before; measured
+  // from the last poll IMDS answered, whenever the agent's last poll before the outage came.
   s.emulator().set_fault({{"status", 500}});
-  BOOST_REQUIRE(cla::test::wait_until([&] { return get(port, "/healthz").status == 503; },
-                                      s.poll_interval() * 5 + s.within_a_poll()));
-  const auto unhealthy_after = std::chrono::steady_clock::now() - outage_at;
-  BOOST_TEST(unhealthy_after >= 1000ms);
+  cla::WallTime unhealthy_seen{};
+  BOOST_REQUIRE(cla::test::wait_until(
+      [&] {
+        const bool unhealthy = get(port, "/healthz").status == 503;
+        unhealthy_seen = cla::WallClock::now();
+        return unhealthy;
+      },
+      s.poll_interval() * 5 + s.within_a_poll()));
+  cla::WallTime last_answered{};
+  for (const auto& r : s.emulator().requests())
+    if (r.at("vm").as_string() == "vm0" && r.at("method").as_string() == "GET" &&
+        r.at("status").as_int64() == 200)
+      last_answered = std::max(last_answered, cla::test::emulator_time(r));
+  BOOST_TEST(ms_between(last_answered, unhealthy_seen) >= (s.poll_interval() * 5).count());
   metrics = parse_prometheus(get(port, "/metrics").body);
   BOOST_TEST(metrics[R"(cla_imds_requests_total{result="http_5xx"})"] >= 3.0);
   BOOST_TEST(metrics["cla_node_drained"] == 1.0, "an outage is no removal");

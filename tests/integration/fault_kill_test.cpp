@@ -1,6 +1,7 @@
 // Fault matrix: kill -9 of the agent (with its nodetool, as systemd stops a unit's cgroup) after each step of
 // a drain and of a restore, one run per step, restarted each time. SPEC 3.6: once no event remains the node
 // is never left drained, and no event is approved before the node was drained for it.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -18,12 +19,17 @@ using Strings = std::vector<std::string>;
 constexpr std::chrono::milliseconds kStepLatency{300};
 
 const Strings kDrainSteps{"disablebinary", "disablegossip", "drain"};
-// The restore's confirmation (statusgossip, then statusbinary) is its last step: no kill after statusbinary.
+// The restore of a flushed node, call by call: check_serving (is it serving already?), restart_command,
+// enable*, then the confirmation, its last step.
+const Strings kRestoreCalls{"statusgossip", "statusbinary", "restart",     "enablegossip",
+                            "enablebinary", "statusgossip", "statusbinary"};
 const Strings kRestoreSteps{"restart", "enablegossip", "enablebinary", "statusgossip", "statusbinary"};
 
-std::size_t count_calls(const AgentScenario& s, const std::string& subcommand) {
+// The calls to `subcommand` on the agent's node at or after `since`.
+std::size_t count_calls(const AgentScenario& s, const std::string& subcommand, cla::WallTime since = {}) {
   std::size_t n = 0;
-  for (const auto& call : s.calls()) n += call.node == cla::test::kAgentNode && call.subcommand == subcommand;
+  for (const auto& call : s.calls())
+    n += call.node == cla::test::kAgentNode && call.subcommand == subcommand && call.t >= since;
   return n;
 }
 
@@ -43,21 +49,26 @@ cla::WallTime drained_at(const AgentScenario& s) {
   return last;
 }
 
-// A kill point: after the agent's log line `msg`, or after the call-log line of nodetool `subcommand`.
+// A kill point: after the agent's log line `msg`, or after the call-log line of the `nth` nodetool
+// `subcommand` since the drain or restore began (the agent also asks statusgossip/statusbinary at start).
 struct KillPoint {
   std::string msg;
   std::string subcommand;
+  std::size_t nth = 1;
 };
 std::ostream& operator<<(std::ostream& out, const KillPoint& k) {
-  return out << (k.msg.empty() ? "after nodetool " + k.subcommand : "after log line " + k.msg);
+  if (!k.msg.empty()) return out << "after log line " << k.msg;
+  return out << "after nodetool " << k.subcommand << " #" << k.nth;
 }
 
-void wait_for_kill_point(const AgentScenario& s, const KillPoint& k, std::chrono::milliseconds limit) {
+void wait_for_kill_point(const AgentScenario& s, const KillPoint& k, std::chrono::milliseconds limit,
+                         cla::WallTime since) {
   if (!k.msg.empty()) {
     s.wait_for(k.msg, limit);
   } else {
-    BOOST_REQUIRE_MESSAGE(cla::test::wait_until([&] { return count_calls(s, k.subcommand) >= 1; }, limit),
-                          "no nodetool " << k.subcommand);
+    BOOST_REQUIRE_MESSAGE(
+        cla::test::wait_until([&] { return count_calls(s, k.subcommand, since) >= k.nth; }, limit),
+        "no nodetool " << k.subcommand << " #" << k.nth);
   }
 }
 
@@ -99,7 +110,7 @@ BOOST_AUTO_TEST_CASE(killed_at_every_step_of_a_drain) {
       slow_down(s, kDrainSteps);
       s.start_agent();
       const std::string id = add_reboot(s);
-      wait_for_kill_point(s, point, s.within_a_poll() + kStepLatency * 4);
+      wait_for_kill_point(s, point, s.within_a_poll() + kStepLatency * 4, {});
       s.agent().kill_group(kMargin);
       s.start_agent();
       check_invariant(s);
@@ -109,8 +120,13 @@ BOOST_AUTO_TEST_CASE(killed_at_every_step_of_a_drain) {
 }
 
 BOOST_AUTO_TEST_CASE(killed_at_every_step_of_a_restore) {
+  // After restore_started, then after each call but the confirmation's last (nothing is left to resume).
   std::vector<KillPoint> points{{"restore_started", ""}};
-  for (std::size_t i = 0; i + 1 < kRestoreSteps.size(); ++i) points.push_back({"", kRestoreSteps[i]});
+  for (std::size_t i = 0; i + 1 < kRestoreCalls.size(); ++i) {
+    const auto nth =
+        std::count(kRestoreCalls.begin(), kRestoreCalls.begin() + static_cast<long>(i) + 1, kRestoreCalls[i]);
+    points.push_back({"", kRestoreCalls[i], static_cast<std::size_t>(nth)});
+  }
   for (const auto& point : points) {
     BOOST_TEST_CONTEXT("killed " << point) {
       AgentScenario s;
@@ -119,7 +135,8 @@ BOOST_AUTO_TEST_CASE(killed_at_every_step_of_a_restore) {
       s.start_agent();
       add_reboot(s);
       s.wait_for("event_removed", 1s + s.within_a_poll() * 2 + kStepLatency * 4);
-      wait_for_kill_point(s, point, s.within_a_poll() + kStepLatency * 4);
+      const auto restore = s.wait_for("restore_started", s.within_a_poll());
+      wait_for_kill_point(s, point, s.within_a_poll() + kStepLatency * 7, cla::test::log_time(restore));
       s.agent().kill_group(kMargin);
       BOOST_TEST(s.log("restore_completed").empty());
       s.start_agent();

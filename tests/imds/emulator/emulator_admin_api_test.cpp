@@ -101,6 +101,9 @@ BOOST_FIXTURE_TEST_CASE(events_are_created_listed_and_cancelled, Fixture) {
   BOOST_TEST(later[0].at("status").as_string() == "Started");
   BOOST_TEST(later[0].at("started_at").as_int64() == 1700000060);
   BOOST_TEST(later[0].at("removal_at").as_int64() == 1700000075);
+  BOOST_TEST(later[0].at("created_at_ms").as_int64() == 1700000000000);
+  BOOST_TEST(later[0].at("started_at_ms").as_int64() == 1700000060000);
+  BOOST_TEST(later[0].at("removal_at_ms").as_int64() == 1700000075000);
 
   BOOST_TEST(call(http::verb::delete_, "/admin/events/" + id).result_int() == 204u);
   BOOST_TEST(call(http::verb::delete_, "/admin/events/" + id).result_int() == 404u);

@@ -185,4 +185,14 @@ BOOST_AUTO_TEST_CASE(defaults_follow_the_documented_notice_and_texts) {
   BOOST_TEST(cla::default_event_spec("Reboot", {"vm0"}).source == "Platform");
 }
 
+BOOST_AUTO_TEST_CASE(shared_approval_all_waits_for_every_spelling_of_a_listed_vm) {
+  cla::EventModel model{{"vm0", "vm1"}, 1, cla::SharedApproval::all};
+  const std::string id = model.add(cla::default_event_spec("Freeze", {"vm0", "VM0", "vm1"}), t0);
+  model.approve(0, id, t0 + 1s);
+  model.approve(0, id, t0 + 2s);  // twice by the same VM counts once
+  BOOST_TEST((model.find(id)->status == cla::EventStatus::scheduled));
+  model.approve(1, id, t0 + 3s);
+  BOOST_TEST((model.find(id)->status == cla::EventStatus::started));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# A fleet of N agents on one machine (SPEC 4 and 10): one imds-emulator serving N VMs in 3 fault domains, one
+# nodetool-sim cluster of 3 racks (dc1, N/3 nodes each: fault domain k is rack k+1), N agents polling at 1 Hz.
+# The fleet idles, then lives through a wave: one Freeze per fault domain, listing all its VMs, one fault domain
+# at a time. Prints CPU and RSS, reaction latencies and invariant violations (scripts/fleet_report.py).
+# Everything is on 127.0.0.1.
+set -euo pipefail
+export LC_ALL=C
+
+usage() {
+  cat <<'EOF'
+Usage: scripts/bench-fleet.sh [--help] [N]
+  N   agents (default 150; a multiple of 3, at most 252: node addresses are 127.0.1.1 .. 127.0.1.N)
+Environment:
+  BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
+  BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
+  BENCH_KEEP=1        keep the work dir (agents' logs, cluster file, nodetool call log, emulator records)
+It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
+Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N
+EOF
+}
+case ${1:-} in
+  -h | --help) usage; exit 0 ;;
+esac
+[[ $# -le 1 ]] || { usage >&2; exit 2; }
+agents=${1:-150}
+[[ $agents =~ ^[0-9]+$ ]] && ((agents >= 3 && agents <= 252 && agents % 3 == 0)) ||
+  { echo "bench-fleet: N must be a multiple of 3 from 3 to 252, not '$agents'" >&2; exit 2; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+idle_s=${BENCH_IDLE_SECONDS:-60}
+[[ $idle_s =~ ^[0-9]+$ ]] && ((idle_s >= 1)) || { echo "bench-fleet: BENCH_IDLE_SECONDS must be >= 1" >&2; exit 2; }
+if [[ -z ${BENCH_BIN:-} ]]; then
+  scripts/build.sh >/dev/null
+  bin=$root/build/bin
+else
+  bin=$(cd "$BENCH_BIN" && pwd)
+fi
+for tool in jq curl; do
+  command -v "$tool" >/dev/null || { echo "bench-fleet: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
+done
+for b in cassandra-lifecycle-agent imds-emulator nodetool-sim; do
+  [[ -x $bin/$b ]] || { echo "bench-fleet: $bin/$b is missing (build first, or set BENCH_BIN)" >&2; exit 1; }
+done
+
+# ---- the scenario's numbers ----------------------------------------------------------------------------
+readonly per_fd=$((agents / 3)) rf=3 poll_ms=1000
+readonly racks_allowed=$((rf - (rf / 2 + 1)))
+# A 10 s Freeze is impactful (the agent's no_impact_freeze_max_s is 9). Its NotBefore comes 20 s after it is
+# posted, sooner than drain_lead_s (30 s), so every listed agent drains as soon as it sees the event: the
+# drain's reaction is measured from the document change. The emulator starts the event once every listed VM
+# approved (--shared-approval all), else at NotBefore; it leaves the document 10 + 2 s after it started.
+readonly notice_s=20 freeze_s=10 complete_s=2 drain_lead_s=30 unsafe_lead_s=5
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cla-fleet.XXXXXX")
+cluster=$work/cluster.json
+emulator_pid="" agent_pid=() sleep_pid=""
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  set +e  # each may be gone already (Ctrl-C reaches the whole process group)
+  [[ -n $sleep_pid ]] && kill "$sleep_pid" 2>/dev/null
+  ((${#agent_pid[@]})) && kill -TERM "${agent_pid[@]}" 2>/dev/null
+  [[ -n $emulator_pid ]] && kill -TERM "$emulator_pid" 2>/dev/null
+  local p
+  for p in "${agent_pid[@]}" $emulator_pid; do wait "$p" 2>/dev/null; done
+  if ((status != 0)) || [[ ${BENCH_KEEP:-0} == 1 ]]; then
+    echo "work dir kept: $work"
+  else
+    rm -rf "$work"
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+die() { echo "bench-fleet: $*" >&2; exit 1; }
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+
+# ---- imds-emulator: vm0 .. vm(N-1), fault domain k holds vm(k*N/3) .. vm((k+1)*N/3 - 1) ------------------
+vm_args=()
+for ((i = 0; i < agents; i++)); do vm_args+=(--vm "vm$i,$((i / per_fd)),127.0.0.1:0"); done
+"$bin/imds-emulator" "${vm_args[@]}" --admin 127.0.0.1:0 --shared-approval all \
+  >"$work/emulator.out" 2>"$work/emulator.err" &
+emulator_pid=$!
+for _ in $(seq 100); do
+  [[ $(grep -c '"listening"' "$work/emulator.out" || true) -ge $((agents + 1)) ]] && break
+  kill -0 "$emulator_pid" 2>/dev/null || die "imds-emulator exited: $(cat "$work/emulator.err")"
+  sleep 0.1
+done
+admin=http://$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.out")
+[[ $admin != http:// ]] || die "imds-emulator did not print its admin address within 10 s"
+
+# ---- nodetool-sim: rack k+1 holds 127.0.1.(k*N/3 + 1) .. , the nodes of fault domain k --------------------
+"$bin/nodetool-sim" --init-cluster "$cluster" --dcs dc1 --racks 3 --nodes-per-rack "$per_fd" \
+  --base-address 127.0.1. --call-log "$work/nodetool-calls.jsonl" >/dev/null
+
+# ---- N agents ---------------------------------------------------------------------------------------------
+mapfile -t addresses < <(jq -rs 'map(select(.listening == "vm")) | sort_by(.vm[2:] | tonumber) | .[].address' \
+  "$work/emulator.out")
+for ((i = 0; i < agents; i++)); do
+  dir=$work/agents/vm$i
+  mkdir -p "$dir"
+  jq -n --arg endpoint "http://${addresses[i]}" --arg vm "vm$i" --argjson fd $((i / per_fd)) \
+    --arg sim "$bin/nodetool-sim" --arg cluster "$cluster" --arg node "127.0.1.$((i + 1))" --arg dir "$dir" \
+    --argjson poll "$poll_ms" --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" '{
+      imds: {endpoint: $endpoint, poll_interval_ms: $poll},
+      node: {resource_name: $vm, fault_domain: $fd},
+      cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: 30},
+      topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
+      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: true},
+      state_file: ($dir + "/state.json"),
+      log: {file: ($dir + "/agent.jsonl"), level: "info"},
+      http: {listen: ""}}' >"$dir/config.json"
+  "$bin/cassandra-lifecycle-agent" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
+  agent_pid[i]=$!
+done
+
+vms_polled() {  # how many VMs the emulator answered a scheduledevents GET with 200 since the log was cleared
+  curl -sf "$admin/admin/requests" |
+    jq '[.[] | select(.method == "GET" and .path == "/metadata/scheduledevents" and .status == 200) | .vm]
+        | unique | length'
+}
+start_limit_s=$((30 + agents / 5))  # each agent starts a process and asks nodetool for its node's status
+deadline=$((EPOCHSECONDS + start_limit_s))
+until (($(vms_polled) == agents)); do
+  for ((i = 0; i < agents; i++)); do
+    kill -0 "${agent_pid[i]}" 2>/dev/null || die "agent vm$i exited: $(tail -n 3 "$work/agents/vm$i/stderr")"
+  done
+  ((EPOCHSECONDS < deadline)) || die "not every agent polled IMDS within $start_limit_s s ($(vms_polled) of $agents)"
+  sleep 0.5
+done
+curl -sf -X DELETE "$admin/admin/requests" >/dev/null
+sleep $((2 * poll_ms / 1000))  # two polls each: the start-up's nodetool calls are over
+
+# ---- measuring helpers ------------------------------------------------------------------------------------
+clk_tck=$(getconf CLK_TCK)
+cpu_ns() {  # pids... -> on-CPU ns of all their threads
+  local p files=()
+  for p in "$@"; do files+=(/proc/"$p"/task/*/schedstat); done
+  cat "${files[@]}" 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+children_ms() {  # pids... -> CPU ms of their reaped children (the nodetool-sim runs), from /proc/PID/stat
+  local p files=()
+  for p in "$@"; do files+=(/proc/"$p"/stat); done
+  cat "${files[@]}" 2>/dev/null | awk -v hz="$clk_tck" '{ s += $16 + $17 } END { printf "%.0f\n", s * 1000 / hz }'
+}
+rss_kb() {  # pids... -> "sum max" of VmRSS in kB
+  local p files=()
+  for p in "$@"; do files+=(/proc/"$p"/status); done
+  awk '/^VmRSS/ { s += $2; if ($2 > m) m = $2 } END { printf "%d %d\n", s, m }' "${files[@]}"
+}
+polls_between() {  # from_ms to_ms -> scheduledevents GETs the emulator answered in that window
+  curl -sf "$admin/admin/requests" | jq --argjson a "$1" --argjson b "$2" \
+    '[.[] | select(.method == "GET" and .path == "/metadata/scheduledevents" and .t_ms >= $a and .t_ms < $b)]
+     | length'
+}
+
+# ---- idle ---------------------------------------------------------------------------------------------------
+echo "== $agents agents, one imds-emulator, a 3-rack nodetool-sim cluster (RF $rf: $racks_allowed rack out at most)"
+echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg); work dir $work"
+i0=$(now_ms); a0=$(cpu_ns "${agent_pid[@]}"); e0=$(cpu_ns "$emulator_pid")
+sleep "$idle_s" &  # waited for with `wait`, which a signal interrupts (a foreground sleep would delay the trap)
+sleep_pid=$!
+wait "$sleep_pid"
+sleep_pid=""
+a1=$(cpu_ns "${agent_pid[@]}"); e1=$(cpu_ns "$emulator_pid"); i1=$(now_ms)
+read -r rss_sum rss_max < <(rss_kb "${agent_pid[@]}")
+read -r emu_rss _ < <(rss_kb "$emulator_pid")
+idle_polls=$(polls_between "$i0" "$i1")
+echo "   load after idle: $(cut -d' ' -f1-3 /proc/loadavg)"
+curl -sf -X DELETE "$admin/admin/requests" >/dev/null  # the wave's reactions do not depend on this log
+
+# ---- the wave: one fault domain at a time -------------------------------------------------------------------
+event_json() { curl -sf "$admin/admin/events" | jq -c --arg id "$1" '.[] | select(.EventId == $id)'; }
+fd_restored() {  # fd -> every agent of the fault domain logged restore_completed, every node is up
+  local fd=$1 logs=() i
+  for ((i = fd * per_fd; i < (fd + 1) * per_fd; i++)); do logs+=("$work/agents/vm$i/agent.jsonl"); done
+  (($(grep -l '"msg":"restore_completed"' "${logs[@]}" | wc -l) == per_fd)) &&
+    jq -e 'all(.datacenters[].racks[].nodes[]; .running and .gossip and .binary and (.drained | not))' \
+      "$cluster" >/dev/null
+}
+wave_limit_s=$((notice_s + freeze_s + complete_s + 60))  # per fault domain: the event's life plus a margin
+w0=$(now_ms); wa0=$(cpu_ns "${agent_pid[@]}"); we0=$(cpu_ns "$emulator_pid"); wc0=$(children_ms "${agent_pid[@]}")
+for fd in 0 1 2; do
+  resources=$(seq $((fd * per_fd)) $(((fd + 1) * per_fd - 1)) | jq -R '"vm" + .' | jq -sc .)
+  id=$(curl -sf -X POST "$admin/admin/events" -d "{\"type\":\"Freeze\",\"resources\":$resources,
+    \"not_before_in_s\":$notice_s,\"duration_s\":$freeze_s,\"complete_after_s\":$complete_s}" | jq -r .EventId)
+  [[ -n $id && $id != null ]] || die "the emulator refused the Freeze of fault domain $fd"
+  deadline=$((EPOCHSECONDS + wave_limit_s))
+  last=""
+  while ev=$(event_json "$id") && [[ -n $ev ]]; do  # until the event left the document
+    last=$ev
+    ((EPOCHSECONDS < deadline)) || die "fault domain $fd's Freeze was still there after $wave_limit_s s"
+    sleep 0.2
+  done
+  jq -c --argjson fd "$fd" '{fd: $fd} + .' <<<"$last" >>"$work/events.jsonl"
+  echo "   fault domain $fd: Freeze $id of $per_fd VMs, $(jq -r '"started \((.started_at_ms - .created_at_ms) / 1000) s after it was posted"' <<<"$last")"
+  until fd_restored "$fd"; do
+    ((EPOCHSECONDS < deadline)) || die "fault domain $fd was not restored within $wave_limit_s s"
+    sleep 0.2
+  done
+done
+wa1=$(cpu_ns "${agent_pid[@]}"); we1=$(cpu_ns "$emulator_pid"); wc1=$(children_ms "${agent_pid[@]}"); w1=$(now_ms)
+curl -sf "$admin/admin/approvals" >"$work/approvals.json"
+echo "   load after the wave: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- stop: every agent must still be alive and stop with exit 0 ---------------------------------------------
+bad_exits=0
+for ((i = 0; i < agents; i++)); do kill -0 "${agent_pid[i]}" 2>/dev/null || { echo "   agent vm$i died"; bad_exits=$((bad_exits + 1)); }; done
+kill -TERM "${agent_pid[@]}" 2>/dev/null || true
+for ((i = 0; i < agents; i++)); do
+  rc=0
+  wait "${agent_pid[i]}" || rc=$?
+  ((rc == 0)) || { echo "   agent vm$i exited $rc"; bad_exits=$((bad_exits + 1)); }
+done
+agent_pid=()
+
+/usr/bin/python3 -I "$root/scripts/fleet_report.py" --work "$work" --agents "$agents" \
+  --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \
+  --idle "$((i1 - i0)) $((a1 - a0)) $((e1 - e0)) $idle_polls" \
+  --wave "$((w1 - w0)) $((wa1 - wa0)) $((we1 - we0)) $((wc1 - wc0))" \
+  --rss "$rss_sum $rss_max $emu_rss"

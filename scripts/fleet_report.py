@@ -1,0 +1,186 @@
+"""Report of one scripts/bench-fleet.sh run: CPU and RSS of the fleet, reaction latencies, invariant violations.
+
+Reads the run's work dir: agents/vmI/agent.jsonl (the agents' logs), events.jsonl (each fault domain's Freeze as
+the emulator's admin API last showed it, with created_at_ms, started_at_ms, removal_at_ms), approvals.json (the
+emulator's approvals), nodetool-calls.jsonl (nodetool-sim's call log) and cluster.json (the cluster at the end).
+
+Reactions: the document changed when the emulator added the event (created_at_ms) and when it removed it
+(removal_at_ms: the emulator drops an event at its first request or 100 ms tick past that instant, and with N
+agents polling at 1 Hz a request comes every 1/N s). Each listed agent's event_seen, drain_started (after the
+safety gate's nodetool status and info) and restore_started are measured from those instants.
+
+Racks out: the call log replayed in time order; a node is out from a successful disablebinary or disablegossip
+to the enablebinary and enablegossip that undo it, a rack is out while any of its nodes is out.
+
+Violations: more racks out at once than RF allows (each time the count goes above), an approval by a VM whose
+node had not completed its drain for that event, an agent that logged impact_without_drain, a listed agent
+that never drained or never restored, a node not fully up at the end, an agent that died or did not exit 0.
+"""
+import argparse
+import calendar
+import json
+import math
+import os
+import time
+
+
+def percentile(sorted_values, p):
+    if not sorted_values:
+        return 0
+    rank = math.ceil(p / 100 * len(sorted_values))  # nearest rank
+    return sorted_values[max(rank, 1) - 1]
+
+
+def ts_ms(text):  # "2026-11-22T03:04:05.123Z" -> Unix ms
+    seconds = calendar.timegm(time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S"))
+    return seconds * 1000 + int(text[20:23])
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def first(lines, msg, event_id=None, after_ms=None):
+    for line in lines:
+        if line.get("msg") != msg:
+            continue
+        if event_id is not None and str(line.get("event_id", "")).upper() != event_id.upper():
+            continue
+        if after_ms is not None and line["t_ms"] < after_ms:
+            continue
+        return line
+    return None
+
+
+def racks_out(calls, rack_of, allowed):
+    """Replays the call log: (most racks out at once, times the count went above `allowed`, first such time)."""
+    off = {}  # address -> set of {"binary", "gossip"} switched off
+    most, above, first_above, previous = 0, 0, None, 0
+    for call in sorted(calls, key=lambda c: c["t_ms"]):
+        sub, node = call["subcommand"], call["node"]
+        if call["exit_code"] != 0 or node not in rack_of:
+            continue
+        if sub in ("disablebinary", "disablegossip"):
+            off.setdefault(node, set()).add(sub[len("disable"):])
+        elif sub in ("enablebinary", "enablegossip"):
+            off.get(node, set()).discard(sub[len("enable"):])
+        elif sub in ("restart", "start"):
+            off.pop(node, None)
+        else:
+            continue
+        count = len({rack_of[n] for n, what in off.items() if what})
+        if count > allowed >= previous:
+            above += 1
+            first_above = first_above or call["t"]
+        most, previous = max(most, count), count
+    return most, above, first_above
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--agents", type=int, required=True)
+    parser.add_argument("--racks-allowed", type=int, required=True)
+    parser.add_argument("--bad-exits", type=int, required=True)
+    parser.add_argument("--idle", required=True, help="window_ms agents_cpu_ns emulator_cpu_ns polls")
+    parser.add_argument("--wave", required=True, help="window_ms agents_cpu_ns emulator_cpu_ns children_cpu_ms")
+    parser.add_argument("--rss", required=True, help="agents_sum_kb agents_max_kb emulator_kb")
+    args = parser.parse_args()
+    n = args.agents
+    idle_ms, idle_agents_ns, idle_emu_ns, idle_polls = map(int, args.idle.split())
+    wave_ms, wave_agents_ns, wave_emu_ns, wave_children_ms = map(int, args.wave.split())
+    rss_sum, rss_max, emu_rss = map(int, args.rss.split())
+
+    def pct(ns, ms):
+        return 100.0 * ns / (ms * 1e6)
+
+    idle_pct, wave_pct = pct(idle_agents_ns, idle_ms), pct(wave_agents_ns, wave_ms)
+    print(f"idle {idle_ms / 1000:.1f} s: {idle_polls} polls answered ({idle_polls / idle_ms * 1000:.1f}/s for {n} agents)")
+    print(f"  agents   {idle_pct:6.2f} % of one core  ({idle_agents_ns / 1e6 / n * 60000 / idle_ms:.1f} ms CPU/min per agent)")
+    print(f"  emulator {pct(idle_emu_ns, idle_ms):6.2f} % of one core")
+    print(f"  RSS: agents {rss_sum / 1024:.0f} MB in all, largest {rss_max / 1024:.1f} MB; emulator {emu_rss / 1024:.1f} MB")
+    print(f"wave {wave_ms / 1000:.1f} s (3 fault domains, one after the other):")
+    print(f"  agents   {wave_pct:6.2f} % of one core")
+    print(f"  emulator {pct(wave_emu_ns, wave_ms):6.2f} % of one core")
+    print(f"  nodetool-sim runs (the agents' children) {100.0 * wave_children_ms / wave_ms:6.2f} % of one core")
+
+    logs = {}
+    for i in range(n):
+        lines = read_jsonl(os.path.join(args.work, "agents", f"vm{i}", "agent.jsonl"))
+        for line in lines:
+            line["t_ms"] = ts_ms(line["ts"])
+        logs[f"vm{i}"] = lines
+    events = read_jsonl(os.path.join(args.work, "events.jsonl"))
+    with open(os.path.join(args.work, "approvals.json")) as f:
+        approvals = json.load(f)
+    violations = []
+
+    seen, drain, gate, restore = [], [], [], []
+    for event in events:
+        event_id = event["EventId"]
+        for vm in event["resources"]:
+            lines = logs[vm]
+            seen_line = first(lines, "event_seen", event_id)
+            drain_line = first(lines, "drain_started", event_id)
+            restore_line = first(lines, "restore_started", after_ms=event["removal_at_ms"])
+            if seen_line:
+                seen.append(seen_line["t_ms"] - event["created_at_ms"])
+            if drain_line:
+                drain.append(drain_line["t_ms"] - event["created_at_ms"])
+                if seen_line:
+                    gate.append(drain_line["t_ms"] - seen_line["t_ms"])
+            else:
+                violations.append(f"{vm} never drained for fault domain {event['fd']}'s Freeze")
+            if restore_line:
+                restore.append(restore_line["t_ms"] - event["removal_at_ms"])
+            else:
+                violations.append(f"{vm} never restored after fault domain {event['fd']}'s Freeze")
+    print("reactions (ms from the document change):          p50      p99      max   count")
+    for label, values in (("event added -> event_seen", seen), ("event added -> drain_started", drain),
+                          ("  of which the safety gate (its nodetool calls)", gate),
+                          ("event removed -> restore_started", restore)):
+        values.sort()
+        print(f"  {label:<44} {percentile(values, 50):7d}  {percentile(values, 99):7d}  "
+              f"{(values or [0])[-1]:7d}  {len(values):6d}")
+    react_p99 = max(percentile(drain, 99), percentile(restore, 99))
+
+    for approval in approvals:
+        done = first(logs.get(approval["vm"], []), "drain_completed", approval["event_id"])
+        if not done or done["t_ms"] > approval["t_ms"]:
+            violations.append(f"{approval['vm']} approved {approval['event_id']} before its drain completed")
+    for vm, lines in logs.items():
+        for line in lines:
+            if line.get("msg") == "impact_without_drain":
+                violations.append(f"{vm}: impact_without_drain for {line.get('event_id')}")
+
+    with open(os.path.join(args.work, "cluster.json")) as f:
+        cluster = json.load(f)
+    rack_of = {}
+    for dc in cluster["datacenters"]:
+        for rack in dc["racks"]:
+            for node in rack["nodes"]:
+                rack_of[node["address"]] = rack["name"]
+                if not (node.get("running", True) and node.get("gossip", True) and node.get("binary", True)
+                        and not node.get("drained", False)):
+                    violations.append(f"node {node['address']} ({rack['name']}) left out of service")
+    calls = read_jsonl(os.path.join(args.work, "nodetool-calls.jsonl"))
+    for call in calls:
+        call["t_ms"] = ts_ms(call["t"])
+    most, above, first_above = racks_out(calls, rack_of, args.racks_allowed)
+    if above:
+        violations.append(f"more than {args.racks_allowed} rack out at once {above} time(s), first at {first_above}")
+    if args.bad_exits:
+        violations.append(f"{args.bad_exits} agent(s) died or did not exit 0 on SIGTERM")
+    errors = sum(1 for lines in logs.values() for line in lines if line.get("level") == "error")
+    print(f"approvals: {len(approvals)}; nodetool calls: {len(calls)}; error lines in the agents' logs: {errors}")
+    print(f"most racks out at once: {most} (RF 3 allows {args.racks_allowed}); violations: {len(violations)}")
+    for v in violations[:20]:
+        print(f"  - {v}")
+    print("targets (SPEC 4): agents idle < 5 % of one core; act within poll interval + 50 ms; violations 0")
+    print(f"agents={n} idle_cpu_pct={idle_pct:.2f} wave_cpu_pct={wave_pct:.2f} react_p99_ms={react_p99} "
+          f"racks_out_max={most} violations={len(violations)}")
+
+
+if __name__ == "__main__":
+    main()
