@@ -2,6 +2,8 @@
 // clients: opened on demand, every exchange bounded in time and size, transport failures classified.
 #include "imds/http_connection.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -24,6 +26,21 @@ constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 bool stale_connection_error(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
          ec == asio::error::broken_pipe;
+}
+
+// Connecting registered the socket with epoll for writability too, and Asio never drops an interest: an ACK
+// that comes before its answer (a server slow to answer) would wake the loop with a writable edge for
+// nothing. Registered afresh (once per connection), the socket is watched for reads only; a send that would
+// block adds writability back for its wait.
+beast::error_code watch_reads_only(asio::ip::tcp::socket& socket) {
+  beast::error_code ec;
+  const auto protocol = socket.local_endpoint(ec).protocol();
+  if (ec) return ec;
+  const auto fd = socket.release(ec);
+  if (ec) return ec;
+  socket.assign(protocol, fd, ec);
+  if (ec) ::close(fd);
+  return ec;
 }
 
 std::string host_and_port(const std::string& host, std::uint16_t port) {
@@ -110,6 +127,7 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
     stream_.emplace(ex_);
     steps.ec = co_await connect(steps.generation);
     if (steps.ec) co_return;
+    if ((steps.ec = watch_reads_only(*stream_))) co_return;
     stream_->non_blocking(true, steps.ec);  // for send(): once per connection, it costs a system call
     if (steps.ec) co_return;
   }

@@ -163,6 +163,36 @@ BOOST_FIXTURE_TEST_CASE(a_delay_beyond_the_timeout_is_a_timeout, Fixture) {
       await(ioc, quick.get_scheduled_events()).ok());  // count was 1: answered again, on a new connection
 }
 
+// DeadlineWatch::caller (the agent's poll, watched by its ticks): no timer ends the call; the owner's check
+// does, once the deadline has come, and the call ends as a timeout.
+BOOST_FIXTURE_TEST_CASE(a_deadline_watched_by_the_caller_ends_the_call_when_the_caller_checks, Fixture) {
+  constexpr auto timeout = 300ms;
+  auto options = options_for(emulator, "vm0", timeout);
+  options.deadline_watch = cla::DeadlineWatch::caller;
+  cla::ImdsClient watched(ioc.get_executor(), options);
+  BOOST_TEST(await(ioc, watched.get_scheduled_events()).ok());
+  emulator.set_fault({{"delay_ms", 3000}, {"count", 1}});
+  std::optional<cla::Result<cla::EventsDocument, cla::ImdsFailure>> r;
+  asio::co_spawn(
+      ioc, [&]() -> asio::awaitable<void> { r.emplace(co_await watched.get_scheduled_events()); },
+      asio::detached);
+  const auto start = std::chrono::steady_clock::now();
+  ioc.restart();
+  ioc.run_for(2 * timeout);  // past the deadline, unchecked: still waiting for the delayed answer
+  BOOST_TEST_REQUIRE(!r.has_value());
+  watched.expire_overdue(start);  // before the deadline: not yet
+  ioc.poll();
+  BOOST_TEST_REQUIRE(!r.has_value());
+  watched.expire_overdue(std::chrono::steady_clock::now());
+  ioc.restart();
+  while (!r && ioc.run_one_for(1s) > 0) {
+  }
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST_REQUIRE(!r->ok());
+  BOOST_TEST((r->error().kind == Kind::timeout), cla::describe(r->error()));
+  BOOST_TEST(await(ioc, watched.get_scheduled_events()).ok());  // answered again, on a new connection
+}
+
 BOOST_FIXTURE_TEST_CASE(cancel_aborts_the_call_in_flight_and_those_queued, Fixture) {
   get();
   emulator.set_fault({{"delay_ms", 5000}});
