@@ -25,7 +25,7 @@ counts as not run: 0 executions, so min_execs says so. Exits 1 when a counted re
   --jobs N       run N targets at once (default 1; the machine has 2 cores, never more than 2)
   --merge        afterwards, minimize each grown corpus (-merge=1) back into tests/fuzz/corpus/<parser>/
   --only PARSER  run one target (repeatable), e.g. --only nodetool_status
-  --summary      run nothing, print the table and the summary line from the kept results
+  --summary      run nothing (but --merge), print the table and the summary line from the kept results
 Run it under `chrt --idle 0` on a shared machine: it then takes only CPU nobody wants.
 EOF_USAGE
 }
