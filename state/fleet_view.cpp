@@ -96,24 +96,23 @@ std::string fleet_text(const json::object& view) {
   out << "members (" << view.at("members").as_array().size() << "):\n";
   for (const auto& v : view.at("members").as_array()) {
     const auto& m = v.as_object();
-    out << "  " << str(m.at("vm")) << "  " << str(m.at("phase")) << "  rack "
-        << str(m.at("rack")) << "  fd " << m.at("fault_domain").as_int64() << "  age "
-        << m.at("age_s").as_int64() << " s  events " << joined(m.at("events")) << "\n";
+    out << "  " << str(m.at("vm")) << "  " << str(m.at("phase")) << "  rack " << str(m.at("rack")) << "  fd "
+        << m.at("fault_domain").as_int64() << "  age " << m.at("age_s").as_int64() << " s  events "
+        << joined(m.at("events")) << "\n";
   }
   out << "drain records (" << view.at("drains").as_array().size() << "):\n";
   for (const auto& v : view.at("drains").as_array()) {
     const auto& d = v.as_object();
-    out << "  " << str(d.at("vm")) << "  rack " << str(d.at("rack")) << "  age "
-        << d.at("age_s").as_int64() << " s  events " << joined(d.at("events"))
-        << (d.at("member_alive").as_bool() ? "" : "  (agent gone)") << "\n";
+    out << "  " << str(d.at("vm")) << "  rack " << str(d.at("rack")) << "  age " << d.at("age_s").as_int64()
+        << " s  events " << joined(d.at("events")) << (d.at("member_alive").as_bool() ? "" : "  (agent gone)")
+        << "\n";
   }
   out << "pending events (from " << str(view.at("events_source")) << "):\n";
   for (const auto& v : view.at("events").as_array()) {
     const auto& e = v.as_object();
-    out << "  " << str(e.at("event_id")) << "  " << str(e.at("event_type")) << "  "
-        << str(e.at("status")) << "  drained " << joined(e.at("drained")) << "  not drained "
-        << joined(e.at("not_drained")) << "  without member key " << joined(e.at("without_member_key"))
-        << "\n";
+    out << "  " << str(e.at("event_id")) << "  " << str(e.at("event_type")) << "  " << str(e.at("status"))
+        << "  drained " << joined(e.at("drained")) << "  not drained " << joined(e.at("not_drained"))
+        << "  without member key " << joined(e.at("without_member_key")) << "\n";
   }
   return out.str();
 }

@@ -5,8 +5,8 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <initializer_list>
 #include <string_view>
@@ -40,6 +40,7 @@ inline boost::system::error_code read_request(std::string_view& input,
 
 // The response as written to the socket parses back to the same status and body, and its status is one of
 // `expected` (fuzz_http.cpp).
-void check_response(const http::response<http::string_body>& response, std::initializer_list<unsigned> expected);
+void check_response(const http::response<http::string_body>& response,
+                    std::initializer_list<unsigned> expected);
 
 }  // namespace cla::fuzz

@@ -179,9 +179,9 @@ BOOST_AUTO_TEST_CASE(shared_approval_all_waits_for_every_listed_vm) {
   const std::string id =
       emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 600}});
   auto approve = [&](const std::string& vm) {
-    const auto r = cla::test::http_call(emulator.vm_port(vm), http::verb::post,
-                                        "/metadata/scheduledevents?api-version=2020-07-01",
-                                        R"({"StartRequests":[{"EventId":")" + id + R"("}]})", {{"Metadata", "true"}});
+    const auto r = cla::test::http_call(
+        emulator.vm_port(vm), http::verb::post, "/metadata/scheduledevents?api-version=2020-07-01",
+        R"({"StartRequests":[{"EventId":")" + id + R"("}]})", {{"Metadata", "true"}});
     BOOST_TEST(r.status == 200u);
   };
   auto status = [&] { return std::string(emulator.events().at(0).at("status").as_string()); };
@@ -197,7 +197,8 @@ BOOST_AUTO_TEST_CASE(shared_approval_any_starts_at_the_first_listed_approval_and
   const std::string id =
       emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"not_before_in_s", 600}});
   auto approve = [&](const std::string& vm) {
-    cla::test::http_call(emulator.vm_port(vm), http::verb::post, "/metadata/scheduledevents?api-version=2020-07-01",
+    cla::test::http_call(emulator.vm_port(vm), http::verb::post,
+                         "/metadata/scheduledevents?api-version=2020-07-01",
                          R"({"StartRequests":[{"EventId":")" + id + R"("}]})", {{"Metadata", "true"}});
   };
   approve("vm2");  // not listed: counts for nothing
@@ -205,7 +206,8 @@ BOOST_AUTO_TEST_CASE(shared_approval_any_starts_at_the_first_listed_approval_and
   approve("vm1");
   BOOST_TEST(emulator.events().at(0).at("status").as_string() == "Started");
 
-  const auto bad = cla::test::run_emulator_to_exit({"--vm", "vm0,0,127.0.0.1:0", "--shared-approval", "some"});
+  const auto bad =
+      cla::test::run_emulator_to_exit({"--vm", "vm0,0,127.0.0.1:0", "--shared-approval", "some"});
   BOOST_TEST(bad.exit_code == 2);
   BOOST_TEST(bad.err.find("--shared-approval must be any or all") != std::string::npos, bad.err);
 }

@@ -51,14 +51,15 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
   json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"no_impact_freeze_max_s", 0}};
   for (auto& [key, value] : policy) full_policy[key] = value;
   config_ = write_agent_config(
-      dir_.path, {{"imds", {{"endpoint", emulator.vm_endpoint(vm())}, {"poll_interval_ms", 500}}},
-                  {"node", {{"resource_name", vm()}, {"fault_domain", k - 1}}},
-                  {"cassandra",
-                   {{"nodetool", {cluster_script(), "nodetool", address_}},
-                    // Bounds restart_command too: a node start back to UN in every view takes minutes under load.
+      dir_.path,
+      {{"imds", {{"endpoint", emulator.vm_endpoint(vm())}, {"poll_interval_ms", 500}}},
+       {"node", {{"resource_name", vm()}, {"fault_domain", k - 1}}},
+       {"cassandra",
+        {{"nodetool", {cluster_script(), "nodetool", address_}},
+         // Bounds restart_command too: a node start back to UN in every view takes minutes under load.
          {"command_timeout_s", 300},
-                    {"restart_command", {cluster_script(), "start", address_}}}},
-                  {"policy", full_policy}});
+         {"restart_command", {cluster_script(), "start", address_}}}},
+       {"policy", full_policy}});
 }
 
 RealAgent::~RealAgent() {
