@@ -134,8 +134,16 @@ fs::path write_agent_config(const fs::path& dir, boost::json::object overrides) 
 std::vector<boost::json::object> read_json_lines(const fs::path& file) {
   std::vector<boost::json::object> lines;
   std::ifstream in(file);
-  for (std::string text; std::getline(in, text);) lines.push_back(boost::json::parse(text).as_object());
+  for (std::string text; std::getline(in, text);) {
+    boost::system::error_code ec;
+    auto value = boost::json::parse(text, ec);
+    if (!ec && value.is_object()) lines.push_back(std::move(value.as_object()));
+  }
   return lines;
+}
+
+boost::json::array argv_json(const std::vector<std::string>& argv) {
+  return boost::json::array(argv.begin(), argv.end());
 }
 
 bool wait_for_log_msg(const fs::path& file, const std::string& msg, std::chrono::milliseconds limit) {

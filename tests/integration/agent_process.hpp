@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/process/v2/process.hpp>
 #include <chrono>
@@ -61,8 +62,11 @@ AgentRun run_agent(const std::vector<std::string>& args, const std::filesystem::
 std::filesystem::path write_agent_config(const std::filesystem::path& dir,
                                          boost::json::object overrides = {});
 
-// Parsed lines of a JSON-lines file (empty when it does not exist).
+// Parsed lines of a JSON-lines file (empty when it does not exist); a line that does not parse as an object
+// (one still being written) is skipped.
 std::vector<boost::json::object> read_json_lines(const std::filesystem::path& file);
+// An argv as a JSON array of strings (config values such as cassandra.nodetool).
+boost::json::array argv_json(const std::vector<std::string>& argv);
 // Polls `file` until a line has "msg" == `msg`; false after `limit`.
 bool wait_for_log_msg(const std::filesystem::path& file, const std::string& msg,
                       std::chrono::milliseconds limit);

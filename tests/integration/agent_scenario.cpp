@@ -27,24 +27,6 @@ using namespace std::chrono_literals;
 const char* const kHookScript =
     R"(line=$(env | grep '^CLA_' | sort | tr '\n' '\t'); printf '%s\n' "$line" >> "$1")";
 
-json::array argv_json(const std::vector<std::string>& argv) {
-  json::array out;
-  for (const auto& a : argv) out.emplace_back(a);
-  return out;
-}
-
-// Parsed JSON lines of `file`; a line that does not parse (still being written) is skipped.
-std::vector<json::object> json_lines(const fs::path& file) {
-  std::vector<json::object> lines;
-  std::ifstream in(file);
-  for (std::string text; std::getline(in, text);) {
-    boost::system::error_code ec;
-    auto value = json::parse(text, ec);
-    if (!ec && value.is_object()) lines.push_back(std::move(value.as_object()));
-  }
-  return lines;
-}
-
 bool matches(const json::object& line, const std::string& msg, const std::string& event_id) {
   if (line.at("msg").as_string() != msg) return false;
   if (event_id.empty()) return true;
@@ -212,7 +194,7 @@ int AgentScenario::stop_agent() {
 }
 
 std::vector<json::object> AgentScenario::log() const {
-  return json_lines(log_file());
+  return read_json_lines(log_file());
 }
 
 std::vector<json::object> AgentScenario::log(const std::string& msg, const std::string& event_id) const {
@@ -263,7 +245,7 @@ json::object AgentScenario::wait_for(const std::string& msg, std::chrono::millis
 
 std::vector<SimCall> AgentScenario::calls() const {
   std::vector<SimCall> out;
-  for (const auto& line : json_lines(call_log()))
+  for (const auto& line : read_json_lines(call_log()))
     out.push_back(SimCall{
         parse_utc_ms(std::string(line.at("t").as_string())), std::string(line.at("node").as_string()),
         std::string(line.at("subcommand").as_string()), static_cast<int>(line.at("exit_code").as_int64())});

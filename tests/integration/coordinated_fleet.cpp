@@ -15,22 +15,6 @@ namespace {
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-json::array argv_json(const std::vector<std::string>& argv) {
-  return json::array(argv.begin(), argv.end());
-}
-
-// Parsed JSON lines; a line still being written is skipped.
-std::vector<json::object> json_lines(const std::filesystem::path& file) {
-  std::vector<json::object> lines;
-  std::ifstream in(file);
-  for (std::string text; std::getline(in, text);) {
-    boost::system::error_code ec;
-    auto value = json::parse(text, ec);
-    if (!ec && value.is_object()) lines.push_back(std::move(value.as_object()));
-  }
-  return lines;
-}
-
 std::vector<EmulatorVm> vm_list(int vms, int per_rack) {
   std::vector<EmulatorVm> out;
   for (int i = 0; i < vms; ++i) out.push_back({"vm" + std::to_string(i), i / per_rack});
@@ -98,10 +82,10 @@ void CoordinatedFleet::start(int vm) {
   }
   const auto path = write_agent_config(dir(vm), std::move(config));
   const auto log_file = dir(vm) / "log" / "agent.jsonl";
-  const std::size_t before = json_lines(log_file).size();
+  const std::size_t before = read_json_lines(log_file).size();
   agents_[static_cast<std::size_t>(vm)] =
       std::make_unique<AgentProcess>(std::vector<std::string>{"--config", path.string()}, dir(vm));
-  const bool started = wait_until([&] { return json_lines(log_file).size() > before; }, 5s);
+  const bool started = wait_until([&] { return read_json_lines(log_file).size() > before; }, 5s);
   BOOST_REQUIRE_MESSAGE(started, name << " did not start: " << agents_[static_cast<std::size_t>(vm)]->err());
 }
 
@@ -126,7 +110,7 @@ int CoordinatedFleet::stop(int vm) {
 std::vector<json::object> CoordinatedFleet::log(int vm, const std::string& msg,
                                                 const std::string& event_id) const {
   std::vector<json::object> out;
-  for (auto& line : json_lines(dir(vm) / "log" / "agent.jsonl")) {
+  for (auto& line : read_json_lines(dir(vm) / "log" / "agent.jsonl")) {
     if (line.at("msg").as_string() != msg) continue;
     const auto* id = line.if_contains("event_id");
     if (!event_id.empty() && !(id && id->is_string() && iequals(std::string(id->get_string()), event_id)))
