@@ -25,15 +25,11 @@
 #include "cassandra/process_runner.hpp"
 #include "imds_emulator_process.hpp"
 #include "state/scheduled_event.hpp"
+#include "wait_margin.hpp"
 
 namespace cla::test {
 
 inline constexpr const char* kAgentNode = "127.0.1.1";  // vm0's Cassandra node, rack1
-
-// What a wait allows beyond the quantities that set it (NotBefore, poll interval, lead times, simulator
-// latencies): process starts, nodetool-sim calls and file locks on a machine whose other core is busy. A
-// ceiling only: waits end as soon as their condition holds.
-inline constexpr std::chrono::milliseconds kMargin{3000};
 
 // One line of nodetool-sim's call log.
 struct SimCall {
