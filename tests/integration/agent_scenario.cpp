@@ -176,7 +176,7 @@ AgentProcess& AgentScenario::start_agent(std::vector<std::string> extra_args) {
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   const std::size_t started_before = log("agent_started").size();
   agent_ = std::make_unique<AgentProcess>(args, dir());
-  const bool started = wait_until([&] { return log("agent_started").size() > started_before; }, 5s);
+  const bool started = wait_until([&] { return log("agent_started").size() > started_before; }, kMargin);
   BOOST_REQUIRE_MESSAGE(started, "the agent did not log agent_started; stderr: " << agent_->err());
   return *agent_;
 }
@@ -188,7 +188,7 @@ void AgentScenario::kill_agent() {
 
 int AgentScenario::stop_agent() {
   agent_->send_signal(SIGTERM);
-  const auto code = agent_->wait_for_exit(5s);
+  const auto code = agent_->wait_for_exit(kMargin);
   BOOST_REQUIRE_MESSAGE(code.has_value(), "the agent did not stop on SIGTERM");
   return *code;
 }

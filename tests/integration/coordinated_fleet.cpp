@@ -162,7 +162,7 @@ void CoordinatedFleet::start(int vm) {
   const std::size_t before = read_json_lines(log_file).size();
   agents_[static_cast<std::size_t>(vm)] =
       std::make_unique<AgentProcess>(std::vector<std::string>{"--config", path.string()}, dir(vm));
-  const bool started = wait_until([&] { return read_json_lines(log_file).size() > before; }, 5s);
+  const bool started = wait_until([&] { return read_json_lines(log_file).size() > before; }, kMargin);
   BOOST_REQUIRE_MESSAGE(started, name << " did not start: " << agents_[static_cast<std::size_t>(vm)]->err());
 }
 
