@@ -127,6 +127,11 @@ std::chrono::milliseconds AgentScenario::poll_interval() const {
   return std::chrono::milliseconds(config_json_.at("imds").at("poll_interval_ms").to_number<std::int64_t>());
 }
 
+std::chrono::milliseconds AgentScenario::request_timeout() const {
+  return std::chrono::milliseconds(
+      config_json_.at("imds").at("request_timeout_ms").to_number<std::int64_t>());
+}
+
 std::chrono::seconds AgentScenario::drain_lead() const {
   return std::chrono::seconds(config_json_.at("policy").at("drain_lead_s").to_number<std::int64_t>());
 }
@@ -145,6 +150,25 @@ std::chrono::milliseconds AgentScenario::until_started_by_not_before(const std::
 
 std::chrono::milliseconds AgentScenario::until_drain_due(const std::string& id) const {
   return until(not_before(id) - drain_lead() + poll_interval());
+}
+
+WallTime AgentScenario::gone_by(const std::string& id) const {
+  using std::chrono::milliseconds;
+  for (const auto& value : emulator_->events()) {
+    const auto& event = value.as_object();
+    if (!iequals(std::string(event.at("EventId").as_string()), id)) continue;
+    if (!event.at("removal_at_ms").is_null())
+      return WallTime(milliseconds(event.at("removal_at_ms").to_number<std::int64_t>()));
+    const auto lasts = std::max<std::int64_t>(event.at("duration_s").to_number<std::int64_t>(), 0) +
+                       event.at("complete_after_s").to_number<std::int64_t>();
+    return WallTime(milliseconds(event.at("not_before_ms").to_number<std::int64_t>())) +
+           std::chrono::seconds(lasts);
+  }
+  return WallClock::now();
+}
+
+std::chrono::milliseconds AgentScenario::until_removed(const std::string& id) const {
+  return until(gone_by(id) + poll_interval());
 }
 
 void AgentScenario::wait_for_polls(std::size_t polls) const {
