@@ -136,6 +136,10 @@ std::chrono::seconds AgentScenario::drain_lead() const {
   return std::chrono::seconds(config_json_.at("policy").at("drain_lead_s").to_number<std::int64_t>());
 }
 
+std::chrono::seconds AgentScenario::unsafe_drain_lead() const {
+  return std::chrono::seconds(config_json_.at("policy").at("unsafe_drain_lead_s").to_number<std::int64_t>());
+}
+
 WallTime AgentScenario::not_before(const std::string& id) const {
   for (const auto& event : emulator_->events())
     if (iequals(std::string(event.at("EventId").as_string()), id))

@@ -66,10 +66,12 @@ class AgentScenario {
   // environment in hook_file(), HTTP off, state and log in dir(). Objects in `overrides` are merged into
   // the base's one level deep; other values replace.
   std::filesystem::path write_config(const boost::json::object& overrides = {});
-  // The written config's imds.poll_interval_ms, imds.request_timeout_ms and policy.drain_lead_s.
+  // The written config's imds.poll_interval_ms, imds.request_timeout_ms, policy.drain_lead_s and
+  // policy.unsafe_drain_lead_s.
   std::chrono::milliseconds poll_interval() const;
   std::chrono::milliseconds request_timeout() const;
   std::chrono::seconds drain_lead() const;
+  std::chrono::seconds unsafe_drain_lead() const;
   // When the emulator starts event `id` unless approved first (its NotBefore, to the millisecond).
   WallTime not_before(const std::string& id) const;
   // Wait limits derived from event `id`'s NotBefore as the emulator holds it: until it is Started by
