@@ -24,10 +24,12 @@ ImdsClientOptions imds_options(const Config& c) {
 }
 // The poll's GET has no timer of its own: the ticks, which run anyway, end it when it is overdue (SPEC 4, the
 // idle poll's system calls). A tick ends a GET whose deadline falls before the middle of the next interval,
-// so request_timeout_ms holds to within half a poll interval.
+// so request_timeout_ms holds to within half a poll interval. Nor does it start an Asio read: the run loop's
+// wake-ups read the answer (Daemon::Driver).
 ImdsClientOptions poll_options(const Config& c) {
   ImdsClientOptions o = imds_options(c);
   o.deadline_watch = DeadlineWatch::caller;
+  o.answer_watch = AnswerWatch::caller;
   return o;
 }
 constexpr auto kImdsErrorLogEvery = 60s;
@@ -46,7 +48,8 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
               [this](Ticker::Clock::time_point now) {
                 poll_client_.expire_overdue(now + config_.imds.poll_interval_ms / 2);
               }),
-      wake_timer_(io) {}
+      wake_timer_(io),
+      driver_(ticker_, poll_client_) {}
 
 void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {
   asio::co_spawn(io_, std::move(coroutine), [what](std::exception_ptr e) {
