@@ -12,6 +12,7 @@
 
 #include "agent/config.hpp"
 #include "agent/coordination.hpp"
+#include "agent/daemon_driver.hpp"
 #include "agent/metrics.hpp"
 #include "agent/notification.hpp"
 #include "agent/ticker.hpp"
@@ -40,18 +41,6 @@ Result<bool> running_state(const CommandOutcome& out);
 // Lives for the whole process (see agent_main.cpp): coroutines it started may still be suspended when the
 // io_context is torn down, and must find it alive.
 class Daemon {
-  class Driver : public TickSource {
-   public:
-    Driver(Ticker& ticker, ImdsClient& poll_client) : ticker_(ticker), poll_client_(poll_client) {}
-    Clock::time_point due() const override { return ticker_.due(); }
-    void fire(Clock::time_point now) override { ticker_.fire(now); }
-    void woke() override { poll_client_.woke(); }
-
-   private:
-    Ticker& ticker_;
-    ImdsClient& poll_client_;
-  };
-
  public:
   Daemon(boost::asio::io_context& io, Config config, bool dry_run);
 
@@ -117,7 +106,7 @@ class Daemon {
   Ticker ticker_;
   boost::asio::steady_timer wake_timer_;
   std::chrono::steady_clock::time_point wake_at_ = std::chrono::steady_clock::time_point::max();
-  Driver driver_;
+  DaemonDriver driver_;
   bool stopping_ = false;
   std::optional<WallTime> last_poll_success_;
   int poll_failures_ = 0;
