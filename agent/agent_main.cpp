@@ -53,7 +53,7 @@ int main(int argc, char** argv) try {
       throw std::runtime_error("the agent could not start; see the error above");
     l->request_stop("work ended");
   }(daemon.get(), &life));
-  const int exit_code = life.run();
+  const int exit_code = life.run(&daemon->ticks());
   life.finish_cancelled_work();
   daemon->finish(std::chrono::seconds(3));  // coordinated mode: revoke the etcd lease
   cla::shutdown_logging();

@@ -24,10 +24,12 @@ ImdsClientOptions imds_options(const Config& c) {
 }
 // The poll's GET has no timer of its own: the ticks, which run anyway, end it when it is overdue (SPEC 4, the
 // idle poll's system calls). A tick ends a GET whose deadline falls before the middle of the next interval,
-// so request_timeout_ms holds to within half a poll interval.
+// so request_timeout_ms holds to within half a poll interval. Nor does it start an Asio read: the run loop's
+// wake-ups read the answer (DaemonDriver).
 ImdsClientOptions poll_options(const Config& c) {
   ImdsClientOptions o = imds_options(c);
   o.deadline_watch = DeadlineWatch::caller;
+  o.answer_watch = AnswerWatch::caller;
   return o;
 }
 constexpr auto kImdsErrorLogEvery = 60s;
@@ -46,7 +48,8 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
               [this](Ticker::Clock::time_point now) {
                 poll_client_.expire_overdue(now + config_.imds.poll_interval_ms / 2);
               }),
-      wake_timer_(io) {}
+      wake_timer_(io),
+      driver_(ticker_, poll_client_) {}
 
 void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {
   asio::co_spawn(io_, std::move(coroutine), [what](std::exception_ptr e) {
@@ -114,8 +117,13 @@ asio::awaitable<int> Daemon::run() {
   }
 
   systemd::ready();
-  if (const auto interval = systemd::watchdog_interval())
-    spawn(watchdog_loop(*interval / 2), "watchdog_loop");
+  if (const auto interval = systemd::watchdog_interval()) {
+    const auto period = *interval / 2;
+    if (period >= config_.imds.poll_interval_ms)
+      driver_.ping_watchdog_every(period);
+    else
+      spawn(watchdog_loop(period), "watchdog_loop");
+  }
   spawn(timer_loop(), "timer_loop");
   co_await poll_loop();
   co_return 0;
@@ -188,9 +196,9 @@ void Daemon::on_poll_failed(const ImdsFailure& failure) {
   }
 }
 
-// Pinged from its own timer on the event loop: a poll may legitimately wait minutes (the first IMDS call
-// after boot), while a wedged loop stops the pings and systemd restarts the agent. Its timer, armed every
-// WatchdogSec/2, is later than the poll ticks, so arming it costs no system call.
+// When the ticks come more often than WatchdogSec/2 (the usual case), they ping (DaemonDriver). Otherwise
+// pinged from its own timer on the event loop: a poll may legitimately wait minutes (the first IMDS call
+// after boot), while a wedged loop stops the pings and systemd restarts the agent.
 asio::awaitable<void> Daemon::watchdog_loop(std::chrono::microseconds period) {
   asio::steady_timer timer(io_);
   while (!stopping_) {

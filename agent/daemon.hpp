@@ -12,6 +12,7 @@
 
 #include "agent/config.hpp"
 #include "agent/coordination.hpp"
+#include "agent/daemon_driver.hpp"
 #include "agent/metrics.hpp"
 #include "agent/notification.hpp"
 #include "agent/ticker.hpp"
@@ -48,6 +49,9 @@ class Daemon {
   void stop();
   // After the io_context stopped: revoke the etcd lease (coordinated mode), running `io` for at most `limit`.
   void finish(std::chrono::milliseconds limit);
+  // What the run loop must drive (run_with_ticks; DaemonLife::run): the poll's ticks, which no timer fires,
+  // and the poll's answer, which no Asio operation reads.
+  TickSource& ticks() { return driver_; }
 
  private:
   // start-up (daemon_startup.cpp)
@@ -102,6 +106,7 @@ class Daemon {
   Ticker ticker_;
   boost::asio::steady_timer wake_timer_;
   std::chrono::steady_clock::time_point wake_at_ = std::chrono::steady_clock::time_point::max();
+  DaemonDriver driver_;
   bool stopping_ = false;
   std::optional<WallTime> last_poll_success_;
   int poll_failures_ = 0;

@@ -95,11 +95,14 @@ void DaemonLife::finish_cancelled_work() {
   }
 }
 
-int DaemonLife::run() {
+int DaemonLife::run(TickSource* ticks) {
   started_at_ = std::chrono::steady_clock::now();
   log_line(LogLevel::info, "agent_started", started_fields(config_, dry_run_));
   try {
-    io_.run();
+    if (ticks)
+      run_with_ticks(io_, *ticks);
+    else
+      io_.run();
   } catch (const std::exception& e) {
     log_line(LogLevel::error, "fatal_error", {{"error", e.what()}});
     return kExitFatal;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/config.hpp"
+#include "agent/tick_loop.hpp"
 
 namespace cla {
 
@@ -31,8 +32,9 @@ class DaemonLife {
   void request_stop(const std::string& reason);
 
   // Logs agent_started, then runs until a stop (logs agent_stopped, returns kExitClean) or until an exception
-  // escapes the work (logs fatal_error, returns kExitFatal).
-  int run();
+  // escapes the work (logs fatal_error, returns kExitFatal). With `ticks`, the loop also fires them when due
+  // (run_with_ticks), an exception from fire() as fatal as one from the work.
+  int run(TickSource* ticks = nullptr);
   // After run(): lets the coroutines that the stop hooks cancelled resume and finish (handlers that are
   // ready only, nothing waits), so their frames unwind while what they use still exists.
   void finish_cancelled_work();

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 
 namespace cla::systemd {
 
@@ -10,6 +11,24 @@ namespace cla::systemd {
 bool ready();
 bool stopping();
 bool watchdog();
+
+// Watchdog pings over one datagram socket kept open: sd_notify opens, sets up and closes a socket for each
+// message (12 system calls); a ping here is one sendto. NOTIFY_SOCKET is read once, at construction: a path,
+// or "@name" in the abstract namespace; another form falls back to sd_notify.
+class WatchdogPinger {
+ public:
+  WatchdogPinger();
+  ~WatchdogPinger();
+  WatchdogPinger(const WatchdogPinger&) = delete;
+  WatchdogPinger& operator=(const WatchdogPinger&) = delete;
+
+  // True when the ping was sent.
+  bool ping() const;
+
+ private:
+  int fd_ = -1;
+  std::string address_;  // sockaddr_un's sun_path, as many bytes as the address has
+};
 
 // The watchdog timeout systemd expects pings within (WatchdogSec), when enabled for this process.
 // Ping at half of it, as sd_watchdog_enabled(3) advises.

@@ -18,20 +18,15 @@ constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 
 Ticker::Ticker(asio::any_io_executor ex, std::chrono::milliseconds interval,
                std::function<void(Clock::time_point)> while_busy)
-    : ex_(ex),
-      interval_(interval),
-      while_busy_(std::move(while_busy)),
-      timers_{asio::steady_timer(ex), asio::steady_timer(ex)} {}
+    : ex_(std::move(ex)), interval_(interval), while_busy_(std::move(while_busy)) {}
 
 void Ticker::start() {
-  const auto now = Clock::now();
-  arm(0, now + interval_);
-  arm(1, now + 2 * interval_);
+  if (!stopped_) due_ = Clock::now() + interval_;
 }
 
 void Ticker::stop() {
   stopped_ = true;
-  for (auto& timer : timers_) timer.cancel();
+  due_ = Clock::time_point::max();
   kept_.reset();
   // Completed through the event loop: stop() may be called from inside the consumer.
   if (!waiting_) return;
@@ -41,25 +36,15 @@ void Ticker::stop() {
   waiting_.reset();
 }
 
-void Ticker::arm(std::size_t which, Clock::time_point at) {
-  auto& timer = timers_[which];
-  timer.expires_at(at);
-  timer.async_wait([this, which](const boost::system::error_code& ec) {
-    if (ec || stopped_) return;
-    const auto due = timers_[which].expiry();
-    // Re-armed before the consumer runs, so that whatever it does (stop() included) finds the Ticker whole.
-    // Two ticks on; after a stall (a suspended process) the grid resumes from now rather than catching up.
-    auto again = due + 2 * interval_;
-    if (const auto now = Clock::now(); again <= now) again = now + interval_;
-    arm(which, again);
-    tick(due);
-  });
-}
-
-void Ticker::tick(Clock::time_point due) {
+void Ticker::fire(Clock::time_point now) {
+  if (stopped_ || now < due_) return;
+  const auto due = due_;
+  // Moved on before the consumer runs, so that whatever it does (stop() included) finds the Ticker whole.
+  due_ = due + interval_;
+  if (due_ <= now) due_ = now + interval_;
   if (!waiting_) {
     if (!kept_) kept_ = due;
-    if (while_busy_) while_busy_(Clock::now());
+    if (while_busy_) while_busy_(now);
     return;
   }
   // Moved out before the call: the consumer, resumed here, calls next() again and stores its new handler.

@@ -57,12 +57,14 @@ struct HttpConnection::Attempt {
 };
 
 HttpConnection::HttpConnection(asio::any_io_executor ex, std::string host, std::uint16_t port,
-                               std::size_t body_limit, DeadlineWatch watch)
+                               std::size_t body_limit, DeadlineWatch watch, AnswerWatch answers)
     : ex_(std::move(ex)),
       host_(std::move(host)),
       port_(port),
       body_limit_(body_limit),
       watch_(watch),
+      answers_(answers),
+      answer_wake_(ex_),
       where_(host_and_port(host_, port)),
       deadline_(std::make_shared<Deadline>(ex_)) {}
 
@@ -76,11 +78,13 @@ void HttpConnection::expire_overdue(std::chrono::steady_clock::time_point at) {
   if (!d.in_flight || d.at > at || d.expired) return;
   d.expired = true;
   if (stream_) stream_->cancel();
+  answer_wake_.cancel();
 }
 
 void HttpConnection::cancel() {
   ++generation_;
   if (stream_) stream_->cancel();
+  answer_wake_.cancel();
 }
 
 void HttpConnection::close() {

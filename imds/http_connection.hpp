@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "imds/loop_wake.hpp"
 #include "state/result.hpp"
 
 namespace cla {
@@ -48,6 +49,11 @@ ClientKind transport_kind(HttpTransportFailure::Kind kind) {
 // expire_overdue() regularly (the IMDS poll's tick, which runs anyway: no timer, no wake-up of its own).
 enum class DeadlineWatch { own_timer, caller };
 
+// How an exchange learns that its answer arrived: an Asio wait on the socket (whose start costs an
+// epoll_ctl), or the caller, which calls woke() after each wake-up of the event loop (the agent's run loop,
+// run_with_ticks): the answer's arrival wakes the loop anyway, and reading it then costs one recvfrom.
+enum class AnswerWatch { asio_wait, caller };
+
 class HttpConnection {
  public:
   using Request = boost::beast::http::request<boost::beast::http::string_body>;
@@ -55,7 +61,8 @@ class HttpConnection {
 
   // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,
-                 std::size_t body_limit, DeadlineWatch watch = DeadlineWatch::own_timer);
+                 std::size_t body_limit, DeadlineWatch watch = DeadlineWatch::own_timer,
+                 AnswerWatch answers = AnswerWatch::asio_wait);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -69,6 +76,8 @@ class HttpConnection {
 
   // DeadlineWatch::caller: ends the exchange in flight as a timeout if its deadline is at or before `at`.
   void expire_overdue(std::chrono::steady_clock::time_point at);
+  // AnswerWatch::caller: the event loop woke; reads what the answer in flight has received, if any.
+  void woke() { answer_wake_.woke(); }
   // Ends the exchange in flight, if any, as cancelled. Call from the executor's thread.
   void cancel();
   // Closes the connection (the next exchange opens a new one); e.g. after an answer the caller rejects.
@@ -98,6 +107,8 @@ class HttpConnection {
   std::uint16_t port_;
   std::size_t body_limit_;
   DeadlineWatch watch_;
+  AnswerWatch answers_;
+  LoopWake answer_wake_;
   std::string where_;
   // A plain socket: an exchange has one deadline (see watch_deadline), not a timer armed for each read and
   // write (each arming and cancelling costs the idle poll system calls and rounds through the event loop).

@@ -4,13 +4,15 @@
 //
 // Why not Beast's async_write/async_read: Asio starts a read by trying it at once ("speculative"), and the
 // answer is never there right after the request went out, so each poll paid a recvfrom that failed with
-// EAGAIN; when it is there (a fast server), the completion is posted, and a posted handler makes the event
-// loop poll epoll with a zero timeout before running it. Here the request goes out by one non-blocking send
-// from the code that starts the exchange (the tick's handler, for a poll); the answer is awaited with
-// async_wait(wait_read), which registers nothing new (the socket is in epoll since connect) and completes
-// from epoll_wait itself, and then read without blocking. Asio registers sockets edge-triggered: bytes left
-// unread when the wait completed are not announced again, so a read goes on until the answer is whole or the
-// socket has nothing more (EAGAIN).
+// EAGAIN (Boost 1.81 tries at once again after any read that got bytes; only end of stream stops it); when it
+// is there, the completion is posted, and a posted handler makes the event loop poll epoll with a zero
+// timeout before running it. Here the request goes out by one non-blocking send from the code that starts the
+// exchange (the tick, for a poll). The answer is awaited either with async_wait(wait_read), which completes
+// from epoll_wait itself but costs an epoll_ctl to start (Asio starts every non-speculative operation that
+// way), or, with AnswerWatch::caller (the poll), with no Asio operation at all: the socket is in epoll since
+// connect, so the answer's arrival wakes the loop, whose runner calls woke(). Then the socket is read
+// without blocking. Asio registers sockets edge-triggered: bytes left unread when the wait completed are not
+// announced again, so a read goes on until the answer is whole or the socket has nothing more (EAGAIN).
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -53,8 +55,12 @@ asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) 
 asio::awaitable<beast::error_code> HttpConnection::receive(http::response_parser<http::string_body>& parser,
                                                            bool& got_some) {
   for (;;) {
-    auto [wait_ec] = co_await stream_->async_wait(asio::ip::tcp::socket::wait_read, nothrow);
-    if (wait_ec) co_return wait_ec;
+    if (answers_ == AnswerWatch::caller) {
+      if (!co_await answer_wake_.next()) co_return asio::error::operation_aborted;
+    } else if (auto [wait_ec] = co_await stream_->async_wait(asio::ip::tcp::socket::wait_read, nothrow);
+               wait_ec) {
+      co_return wait_ec;
+    }
     bool drained = false;
     if (auto ec = read_available(parser, got_some, drained); ec || !drained) co_return ec;
   }

@@ -57,11 +57,17 @@ ImdsClient::ImdsClient(asio::any_io_executor ex, ImdsClientOptions options)
   beast::error_code ec;
   const std::string host = endpoint_->host == "localhost" ? "127.0.0.1" : endpoint_->host;
   asio::ip::make_address(host, ec);
-  if (!ec) connection_.emplace(ex, host, endpoint_->port, options_.body_limit, options_.deadline_watch);
+  if (!ec)
+    connection_.emplace(ex, host, endpoint_->port, options_.body_limit, options_.deadline_watch,
+                        options_.answer_watch);
 }
 
 void ImdsClient::expire_overdue(std::chrono::steady_clock::time_point at) {
   if (connection_) connection_->expire_overdue(at);
+}
+
+void ImdsClient::woke() {
+  if (connection_) connection_->woke();
 }
 
 void ImdsClient::cancel() {

@@ -31,6 +31,8 @@ struct ImdsClientOptions {
   std::size_t body_limit = 1 << 20;
   // DeadlineWatch::caller: the owner calls expire_overdue() regularly instead of the client arming a timer.
   DeadlineWatch deadline_watch = DeadlineWatch::own_timer;
+  // AnswerWatch::caller: the owner calls woke() after each wake-up of the event loop.
+  AnswerWatch answer_watch = AnswerWatch::asio_wait;
 };
 
 // Talks to IMDS (or imds-emulator) with `Metadata: true` on every request, never through a proxy, never
@@ -58,6 +60,8 @@ class ImdsClient {
   void cancel();
   // With DeadlineWatch::caller: ends the request in flight as a timeout if its deadline is at or before `at`.
   void expire_overdue(std::chrono::steady_clock::time_point at);
+  // With AnswerWatch::caller: the event loop woke; reads what the request in flight has received, if any.
+  void woke();
 
  private:
   using Response = HttpConnection::Response;

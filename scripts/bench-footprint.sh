@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Idle footprint at 1 Hz polling (SPEC 4 and 10): the agent beside the docs' Python polling loop, one run.
 # One imds-emulator serves four VMs: vm0 = the agent (CPU, RSS, and system calls per poll by strace -c),
-# vm1 = the Python urllib loop (CPU), vm2 = the agent under callgrind (instructions per poll: exact from run
-# to run, unlike CPU time), vm3 = scripts/idle-floor.c (CPU): the same GET with nothing else, the floor of
-# any poller on this machine. CPU is each program's on-CPU time (/proc/PID/task/*/schedstat, ns) over the
-# same counting window; polls are counted from the emulator's request log over that window.
+# vm1 = the Azure docs' Python sample loop (requests; CPU), vm2 = the agent under callgrind (instructions per
+# poll: exact from run to run, unlike CPU time), vm3 = scripts/idle-floor.c (CPU): the same GET with nothing
+# else, the floor of any poller on this machine. CPU is each program's on-CPU time
+# (/proc/PID/task/*/schedstat, ns) over the same counting window; polls are counted from the emulator's
+# request log over that window.
 # Everything is on 127.0.0.1.
 set -euo pipefail
 
@@ -34,6 +35,8 @@ fi
 for tool in valgrind callgrind_control strace jq curl cc; do
   command -v "$tool" >/dev/null || { echo "bench-footprint: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
 done
+/usr/bin/python3 -I -c 'import requests' 2>/dev/null ||
+  { echo "bench-footprint: python3-requests is missing (scripts/install-deps.sh)" >&2; exit 1; }
 
 work=$(mktemp -d)
 [[ -n ${BENCH_KEEP:-} ]] && echo "work dir: $work"
@@ -69,24 +72,50 @@ JSON
   echo "$work/$1.json"
 }
 
-# The docs' sample loop (Azure Scheduled Events, Python), with urllib so it needs nothing beyond Python.
+# The docs' Python sample (Azure "Scheduled Events", the advanced_sample loop: requests.get per poll, sleep(1),
+# DocumentIncarnation compared), run without its keyboard menu; only the URL is the emulator's. requests
+# honours proxy variables: they are cleared for it, so it talks to 127.0.0.1 only.
 cat >"$work/poll.py" <<'PY'
-import json, sys, time, urllib.request
-url = "http://" + sys.argv[1] + "/metadata/scheduledevents?api-version=2020-07-01"
-opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+import json
+import sys
+import requests
+from time import sleep
+
+metadata_url = "http://" + sys.argv[1] + "/metadata/scheduledevents"
+header = {'Metadata' : 'true'}
+query_params = {'api-version':'2020-07-01'}
+
+def get_scheduled_events():
+    resp = requests.get(metadata_url, headers = header, params = query_params)
+    data = resp.json()
+    return data
+
+def log(event):
+    print(event["Description"])
+    return
+
+def advanced_sample(last_document_incarnation):
+    found_document_incarnation = last_document_incarnation
+    while (last_document_incarnation == found_document_incarnation):
+        sleep(1)
+        payload = get_scheduled_events()
+        found_document_incarnation = payload["DocumentIncarnation"]
+    for event in payload["Events"]:
+        log(event)
+    print("Processed events from document: " + str(found_document_incarnation))
+    return found_document_incarnation
+
+last_document_incarnation = "-1"
 while True:
-    with opener.open(urllib.request.Request(url, headers={"Metadata": "true"})) as resp:
-        doc = json.loads(resp.read())
-    for event in doc["Events"]:
-        print(event["EventId"], event["EventStatus"], flush=True)
-    time.sleep(1)
+    last_document_incarnation = advanced_sample(last_document_incarnation)
 PY
 
 cc -O2 -o "$work/idle-floor" scripts/idle-floor.c
 
 "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm0)" >/dev/null 2>&1 &
 agent_pid=$!; pids+=($agent_pid)
-/usr/bin/python3 -I "$work/poll.py" "$(vm_addr vm1)" >/dev/null &
+env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY NO_PROXY='*' \
+  /usr/bin/python3 -I "$work/poll.py" "$(vm_addr vm1)" >/dev/null &
 python_pid=$!; pids+=($python_pid)
 (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" \
   "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm2)" >/dev/null 2>"$work/valgrind.err") &
@@ -139,7 +168,7 @@ awk -v a=$((a1 - a0)) -v p=$((p1 - p0)) -v f=$((f1 - f0)) -v s="$count_s" -v ra=
     am = a / 1e6 * 60 / s; pm = p / 1e6 * 60 / s; fm = f / 1e6 * 60 / s
     printf "window %d s: agent %d polls, python %d polls, agent under callgrind %d polls, floor %d polls\n", s, ra, rp, rg, rf
     printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "cassandra-lifecycle-agent (vm0)", am, a / 1e6 / ra
-    printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "python urllib loop (vm1)", pm, p / 1e6 / rp
+    printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll\n", "python docs sample, requests (vm1)", pm, p / 1e6 / rp
     printf "%-34s %8.1f ms CPU/min   %6.3f ms/poll (python / floor = %.1f)\n", "C floor: sleep, send, recv (vm3)", fm, f / 1e6 / rf, pm / fm
     printf "%-34s %8.0f instructions/poll\n", "agent under callgrind (vm2)", ir / rg
     printf "%-34s %8.2f syscalls/poll (%d over %d polls)\n", "agent, strace -c -f", sc / sp, sc, sp

@@ -9,6 +9,8 @@ packages=(
   prometheus-cpp-dev libsystemd-dev
   curl jq procps time
   etcd-server
+  # benchmarks: bench-footprint.sh's callgrind, strace -c and the Azure docs' Python sample (requests)
+  valgrind strace python3-requests
 )
 
 missing=()

@@ -1,8 +1,11 @@
-// Process life without signals: agent_started/agent_stopped around the work, stop hooks, fatal errors.
+// Process life without signals: agent_started/agent_stopped around the work, stop hooks, fatal errors, and
+// the ticks the run loop fires.
 #include "agent/daemon_life.hpp"
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/test/unit_test.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "agent/cli.hpp"
 
@@ -15,6 +18,27 @@ cla::Config test_config() {
   config.http.listen = "";
   return config;
 }
+
+// Ticks every 10 ms, records when each came, and asks for a stop after the third.
+class CountingTicks : public cla::TickSource {
+ public:
+  explicit CountingTicks(cla::DaemonLife& life) : life_(life) {}
+  Clock::time_point due() const override { return due_; }
+  void fire(Clock::time_point now) override {
+    fired_.push_back({due_, now});
+    due_ = now + std::chrono::milliseconds(10);
+    if (fired_.size() == 3) life_.request_stop("ticked");
+  }
+  struct Fired {
+    Clock::time_point due, now;
+  };
+  const std::vector<Fired>& fired() const { return fired_; }
+
+ private:
+  cla::DaemonLife& life_;
+  Clock::time_point due_ = Clock::now() + std::chrono::milliseconds(10);
+  std::vector<Fired> fired_;
+};
 
 }  // namespace
 
@@ -64,6 +88,20 @@ BOOST_AUTO_TEST_CASE(an_exception_escaping_the_work_is_a_fatal_error) {
   BOOST_TEST(fatal[0].at("level").as_string() == "error");
   BOOST_TEST(fatal[0].at("error").as_string() == "state store exploded");
   BOOST_TEST(capture.lines_with_msg("agent_stopped").empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_run_loop_fires_the_ticks_when_due_until_a_stop) {
+  cla::LogCapture capture;
+  cla::DaemonLife life(test_config(), false);
+  CountingTicks ticks(life);
+  boost::asio::steady_timer ceiling(life.io(), std::chrono::seconds(5));  // reached only if ticks never come
+  ceiling.async_wait([&](boost::system::error_code ec) {
+    if (!ec) life.request_stop("ceiling");
+  });
+  BOOST_TEST(life.run(&ticks) == cla::kExitClean);
+  BOOST_TEST_REQUIRE(ticks.fired().size() == 3u);
+  for (const auto& fired : ticks.fired()) BOOST_TEST((fired.now >= fired.due));
+  BOOST_TEST(capture.lines_with_msg("agent_stopped").at(0).at("reason").as_string() == "ticked");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -199,6 +199,52 @@ BOOST_FIXTURE_TEST_CASE(a_deadline_watched_by_the_caller_ends_the_call_when_the_
   BOOST_TEST(await(ioc, watched.get_scheduled_events()).ok());  // answered again, on a new connection
 }
 
+// AnswerWatch::caller (the agent's poll, read at its run loop's wake-ups): no Asio operation reads the
+// answer; woke() does, right inside the call. cancel() ends a call that waits for it.
+BOOST_FIXTURE_TEST_CASE(an_answer_watched_by_the_caller_is_read_by_woke, Fixture) {
+  auto options = options_for(emulator, "vm0");
+  options.answer_watch = cla::AnswerWatch::caller;
+  cla::ImdsClient watched(ioc.get_executor(), options);
+  std::optional<cla::Result<cla::EventsDocument, cla::ImdsFailure>> r;
+  const auto start = [&] {
+    r.reset();
+    asio::co_spawn(
+        ioc, [&]() -> asio::awaitable<void> { r.emplace(co_await watched.get_scheduled_events()); },
+        asio::detached);
+  };
+  // woke() until the answer is read, running the loop between tries as the agent does; a generous ceiling.
+  const auto read_by_woke = [&] {
+    const auto limit = std::chrono::steady_clock::now() + 5s;
+    ioc.restart();
+    while (!r && std::chrono::steady_clock::now() < limit) {
+      watched.woke();
+      if (!r) ioc.run_one_for(100ms);
+    }
+  };
+  start();
+  ioc.run_for(300ms);  // connected, sent; whatever has arrived stays unread
+  BOOST_TEST_REQUIRE(!r.has_value());
+  read_by_woke();
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST(r->ok());
+  for (int i = 0; i < 3; ++i) {  // again on the kept-alive connection
+    start();
+    read_by_woke();
+    BOOST_TEST_REQUIRE(r.has_value());
+    BOOST_TEST(r->ok());
+  }
+  start();
+  ioc.restart();
+  ioc.poll();  // sent; waits for woke()
+  BOOST_TEST_REQUIRE(!r.has_value());
+  watched.cancel();
+  while (!r && ioc.run_one_for(1s) > 0) {
+  }
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST_REQUIRE(!r->ok());
+  BOOST_TEST((r->error().kind == Kind::cancelled), cla::describe(r->error()));
+}
+
 BOOST_FIXTURE_TEST_CASE(cancel_aborts_the_call_in_flight_and_those_queued, Fixture) {
   get();
   constexpr auto cancel_after = 200ms;
