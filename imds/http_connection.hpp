@@ -93,6 +93,7 @@ class HttpConnection {
                                           std::uint64_t generation);
   boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
   // http_connection_io.cpp: the request out and the answer in, shaped for the idle poll's system calls.
+  void serialize(const Request& request);
   boost::asio::awaitable<boost::beast::error_code> send(const Request& request);
   boost::asio::awaitable<boost::beast::error_code> receive(
       boost::beast::http::response_parser<boost::beast::http::string_body>& parser, bool& got_some);
@@ -125,6 +126,7 @@ class HttpConnection {
   };
   std::shared_ptr<Deadline> deadline_;
   boost::beast::flat_buffer buffer_;
+  std::string request_bytes_;     // the request being sent; its capacity is kept
   std::uint64_t generation_ = 0;  // bumped by cancel(); an exchange that sees it change was cancelled
 };
 
