@@ -78,6 +78,8 @@ asio::awaitable<int> Daemon::run() {
                              : loaded->kind == LoadedState::Kind::corrupt ? StateSource::corrupt
                                                                           : StateSource::missing;
   const StartupInfo info = co_await observe_node(source);
+  // Stopped while the node's status was asked: nothing is decided, and nothing logged after agent_stopped.
+  if (stopping_) co_return 0;
 
   CorePolicy policy;
   policy.resource_name = resource_name_;
@@ -90,6 +92,7 @@ asio::awaitable<int> Daemon::run() {
   policy.has_restart_command = !config_.cassandra.restart_command.empty();
   if (!start_coordination(policy)) co_return 1;
   if (coordinator_) co_await read_identity();
+  if (stopping_) co_return 0;
   core_.emplace(policy, std::move(loaded->state));
   execute(core_->start(info, WallClock::now()));
 

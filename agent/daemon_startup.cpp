@@ -54,6 +54,7 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   info.boot_id = read_boot_id();
   if (info.boot_id.empty()) log_line(LogLevel::warning, "boot_id_unknown", {});
   for (const char* sub : {"statusgossip", "statusbinary"}) {
+    if (stopping_) break;
     const CommandOutcome out = co_await nodetool(sub);
     const auto running = running_state(out);
     if (!running) {

@@ -80,6 +80,9 @@ bool Core::restore_work(WallTime now, Actions& out) {
     return false;
   }
   if (restore_retry_at_ && now < *restore_retry_at_) return false;
+  // An approval on its way may still start an impact (a document that flaps between showing the event and
+  // not showing it): no restore step until Azure has answered it; on_approval_done comes back here.
+  if (approval_in_flight_) return false;
   if (!restoring_) {
     restoring_ = true;
     restart_done_ = false;

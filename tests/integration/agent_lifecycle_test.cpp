@@ -101,8 +101,7 @@ BOOST_AUTO_TEST_CASE(reboot_flushes_and_after_removal_restarts_cassandra_then_en
   const auto started = s.wait_for("drain_started", s.until_drain_due(id), id);
   BOOST_TEST(started.at("flush").as_bool());
   s.wait_for("event_approved", s.within_a_poll(), id);
-  // Started at the approval, removed complete_after_s (1 s) later.
-  const auto removed = s.wait_for("event_removed", 1s + s.within_a_poll(), id);
+  const auto removed = s.wait_for("event_removed", s.until_removed(id), id);  // Started at the approval
   const auto restore = s.wait_for("restore_started", s.within_a_poll());
   const auto restored = s.wait_for("restore_completed", s.within_a_poll());
 
@@ -139,7 +138,7 @@ BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_is_approved)
   const auto started = s.wait_for("drain_started", s.within_a_poll(), id);
   BOOST_TEST(s.polls_between(log_time(seen), log_time(started)) == 0u, "a user event waits for nothing");
   s.wait_for("event_approved", s.within_a_poll(), id);
-  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after it started
+  s.wait_for("restore_completed", s.until_removed(id) + s.within_a_poll());
 
   BOOST_TEST(s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "drain", "restart",
                                              "enablegossip", "enablebinary"}),
@@ -170,7 +169,7 @@ BOOST_AUTO_TEST_CASE(short_freeze_is_approved_at_once_without_touching_the_node)
   const auto approved = s.wait_for("event_approved", s.within_a_poll(), id);
   // At once: long before a drain for it would be due.
   BOOST_TEST(ms_between(log_time(approved), not_before_of(seen) - s.drain_lead()) > 0);
-  s.wait_for("event_removed", 2s + s.within_a_poll(), id);  // Started at the approval, gone 2 s later
+  s.wait_for("event_removed", s.until_removed(id), id);  // Started at the approval
 
   BOOST_TEST(s.agent_mutations().empty());
   BOOST_TEST(first_call(s, "status") == -1);
@@ -216,7 +215,7 @@ BOOST_AUTO_TEST_CASE(hardware_failure_seen_only_as_started_warns_and_announces_s
       {{"type", "Reboot"}, {"resources", {"vm0"}}, {"started", true}, {"complete_after_s", 1}});
   const auto warning = s.wait_for("impact_without_drain", s.within_a_poll(), id);
   BOOST_TEST(warning.at("level").as_string() == "warning");
-  s.wait_for("event_removed", 1s + s.within_a_poll(), id);  // complete_after_s after its start
+  s.wait_for("event_removed", s.until_removed(id), id);
   BOOST_TEST(notifications(s, id, 2) == (Strings{"NodeMaintenanceStart", "NodeMaintenanceEnded"}),
              boost::test_tools::per_element());
   BOOST_TEST(s.agent_mutations().empty());
@@ -265,7 +264,7 @@ BOOST_AUTO_TEST_CASE(notification_hook_runs_for_each_phase_in_order) {
       {{"type", "Redeploy"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"complete_after_s", 1}});
   const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
   s.wait_for("event_approved", s.until_drain_due(id), id);
-  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after it started
+  s.wait_for("restore_completed", s.until_removed(id) + s.within_a_poll());
   BOOST_REQUIRE(cla::test::wait_until([&] { return s.hook_runs().size() >= 4; }, cla::test::kMargin));
 
   const auto runs = s.hook_runs();

@@ -96,8 +96,9 @@ BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
   s.wait_for("event_approved", s.until_drain_due(id), id);
   s.wait_for("event_status_changed", s.within_a_poll(), id);  // Started
 
-  s.emulator().set_fault({{"delay_ms", 3000}});  // beyond request_timeout_ms (1 s)
-  const auto error = s.wait_for("imds_error", 1s + s.within_a_poll());
+  constexpr auto delay = 3000ms;  // beyond request_timeout_ms (1 s)
+  s.emulator().set_fault({{"delay_ms", delay.count()}});
+  const auto error = s.wait_for("imds_error", s.request_timeout() + s.within_a_poll());
   BOOST_TEST(error.at("kind").as_string() == "timeout");
   s.emulator().cancel_event(id);
   // Counted on arrival: when the second poll after the removal arrives, the first one has timed out.
@@ -108,8 +109,8 @@ BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
 
   const auto cleared_at = cla::WallClock::now();
   s.emulator().set_fault({});
-  // A poll in flight may still be held by the 3 s delay.
-  const auto removed = s.wait_for("event_removed", 3s + s.within_a_poll(), id);
+  // A poll in flight may still be held by the delay.
+  const auto removed = s.wait_for("event_removed", delay + s.within_a_poll(), id);
   BOOST_TEST(ms_between(cleared_at, log_time(removed)) >= 0);
   s.wait_for("restore_completed", s.within_a_poll());
   BOOST_TEST(s.node_restored());

@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(killed_mid_drain_finishes_the_drain_and_approves_once) {
 
   s.start_agent();
   s.wait_for("event_approved", cla::test::until(s.not_before(id)), id);
-  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2);  // removed 1 s after the approval
+  s.wait_for("restore_completed", s.until_removed(id) + s.within_a_poll());
   const auto mutations = s.agent_mutations();
   BOOST_TEST(std::count(mutations.begin(), mutations.end(), "drain") == 1);
   BOOST_TEST(mutations.back() == "enablebinary");
@@ -152,9 +152,8 @@ BOOST_AUTO_TEST_CASE(vm_reboot_is_expected_and_needs_no_restart_command) {
   s.kill_agent();
   s.set_boot_id("boot-2");
   BOOST_REQUIRE(s.sim("restart").ok());  // Cassandra starts at boot (the simulator plays it)
-  // Started at the approval, removed complete_after_s (1 s) later.
-  BOOST_REQUIRE(
-      cla::test::wait_until([&] { return s.emulator().events().empty(); }, 1s + cla::test::kMargin));
+  // Started at the approval, removed complete_after_s later.
+  BOOST_REQUIRE(cla::test::wait_until([&] { return s.emulator().events().empty(); }, s.until_removed(id)));
 
   s.start_agent();
   const auto reboot = s.wait_for("reboot_detected", cla::test::kMargin);

@@ -127,8 +127,17 @@ std::chrono::milliseconds AgentScenario::poll_interval() const {
   return std::chrono::milliseconds(config_json_.at("imds").at("poll_interval_ms").to_number<std::int64_t>());
 }
 
+std::chrono::milliseconds AgentScenario::request_timeout() const {
+  return std::chrono::milliseconds(
+      config_json_.at("imds").at("request_timeout_ms").to_number<std::int64_t>());
+}
+
 std::chrono::seconds AgentScenario::drain_lead() const {
   return std::chrono::seconds(config_json_.at("policy").at("drain_lead_s").to_number<std::int64_t>());
+}
+
+std::chrono::seconds AgentScenario::unsafe_drain_lead() const {
+  return std::chrono::seconds(config_json_.at("policy").at("unsafe_drain_lead_s").to_number<std::int64_t>());
 }
 
 WallTime AgentScenario::not_before(const std::string& id) const {
@@ -145,6 +154,25 @@ std::chrono::milliseconds AgentScenario::until_started_by_not_before(const std::
 
 std::chrono::milliseconds AgentScenario::until_drain_due(const std::string& id) const {
   return until(not_before(id) - drain_lead() + poll_interval());
+}
+
+WallTime AgentScenario::gone_by(const std::string& id) const {
+  using std::chrono::milliseconds;
+  for (const auto& value : emulator_->events()) {
+    const auto& event = value.as_object();
+    if (!iequals(std::string(event.at("EventId").as_string()), id)) continue;
+    if (!event.at("removal_at_ms").is_null())
+      return WallTime(milliseconds(event.at("removal_at_ms").to_number<std::int64_t>()));
+    const auto lasts = std::max<std::int64_t>(event.at("duration_s").to_number<std::int64_t>(), 0) +
+                       event.at("complete_after_s").to_number<std::int64_t>();
+    return WallTime(milliseconds(event.at("not_before_ms").to_number<std::int64_t>())) +
+           std::chrono::seconds(lasts);
+  }
+  return WallClock::now();
+}
+
+std::chrono::milliseconds AgentScenario::until_removed(const std::string& id) const {
+  return until(gone_by(id) + poll_interval());
 }
 
 void AgentScenario::wait_for_polls(std::size_t polls) const {
@@ -176,7 +204,7 @@ AgentProcess& AgentScenario::start_agent(std::vector<std::string> extra_args) {
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   const std::size_t started_before = log("agent_started").size();
   agent_ = std::make_unique<AgentProcess>(args, dir());
-  const bool started = wait_until([&] { return log("agent_started").size() > started_before; }, 5s);
+  const bool started = wait_until([&] { return log("agent_started").size() > started_before; }, kMargin);
   BOOST_REQUIRE_MESSAGE(started, "the agent did not log agent_started; stderr: " << agent_->err());
   return *agent_;
 }
@@ -188,7 +216,7 @@ void AgentScenario::kill_agent() {
 
 int AgentScenario::stop_agent() {
   agent_->send_signal(SIGTERM);
-  const auto code = agent_->wait_for_exit(5s);
+  const auto code = agent_->wait_for_exit(kMargin);
   BOOST_REQUIRE_MESSAGE(code.has_value(), "the agent did not stop on SIGTERM");
   return *code;
 }

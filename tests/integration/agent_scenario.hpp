@@ -25,15 +25,11 @@
 #include "cassandra/process_runner.hpp"
 #include "imds_emulator_process.hpp"
 #include "state/scheduled_event.hpp"
+#include "wait_margin.hpp"
 
 namespace cla::test {
 
 inline constexpr const char* kAgentNode = "127.0.1.1";  // vm0's Cassandra node, rack1
-
-// What a wait allows beyond the quantities that set it (NotBefore, poll interval, lead times, simulator
-// latencies): process starts, nodetool-sim calls and file locks on a machine whose other core is busy. A
-// ceiling only: waits end as soon as their condition holds.
-inline constexpr std::chrono::milliseconds kMargin{3000};
 
 // One line of nodetool-sim's call log.
 struct SimCall {
@@ -70,9 +66,12 @@ class AgentScenario {
   // environment in hook_file(), HTTP off, state and log in dir(). Objects in `overrides` are merged into
   // the base's one level deep; other values replace.
   std::filesystem::path write_config(const boost::json::object& overrides = {});
-  // The written config's imds.poll_interval_ms and policy.drain_lead_s.
+  // The written config's imds.poll_interval_ms, imds.request_timeout_ms, policy.drain_lead_s and
+  // policy.unsafe_drain_lead_s.
   std::chrono::milliseconds poll_interval() const;
+  std::chrono::milliseconds request_timeout() const;
   std::chrono::seconds drain_lead() const;
+  std::chrono::seconds unsafe_drain_lead() const;
   // When the emulator starts event `id` unless approved first (its NotBefore, to the millisecond).
   WallTime not_before(const std::string& id) const;
   // Wait limits derived from event `id`'s NotBefore as the emulator holds it: until it is Started by
@@ -80,6 +79,11 @@ class AgentScenario {
   // each plus kMargin.
   std::chrono::milliseconds until_started_by_not_before(const std::string& id) const;
   std::chrono::milliseconds until_drain_due(const std::string& id) const;
+  // When the emulator removes event `id`: as it holds it once Started (its start + duration + completion
+  // delay), the latest otherwise (Started at NotBefore); now when it holds it no more. until_removed: until
+  // then, seen at the next poll, plus kMargin.
+  WallTime gone_by(const std::string& id) const;
+  std::chrono::milliseconds until_removed(const std::string& id) const;
   // The limit for what follows a change at the next poll (an event seen or removed, a restore, the next
   // step of a drain): one poll interval plus kMargin.
   std::chrono::milliseconds within_a_poll() const { return poll_interval() + kMargin; }

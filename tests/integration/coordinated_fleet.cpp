@@ -1,6 +1,7 @@
 // Integration-test scaffolding for coordinated mode: etcd, emulator, simulated cluster, one agent per VM.
 #include "coordinated_fleet.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
@@ -47,6 +48,87 @@ void CoordinatedFleet::configure(const json::object& policy, const json::object&
   coordination_ = coordination;
 }
 
+json::object CoordinatedFleet::policy() const {
+  json::object policy{{"drain_lead_s", 10}, {"unsafe_drain_lead_s", 1}, {"no_impact_freeze_max_s", 0}};
+  for (const auto& [k, v] : policy_) policy[k] = v;
+  return policy;
+}
+
+json::object CoordinatedFleet::coordination() const {
+  if (!coordinated_) return {};
+  json::object c{{"etcd_endpoints", argv_json(etcd_->endpoints())}, {"cluster", "c1"}, {"lease_ttl_s", 5}};
+  for (const auto& [k, v] : coordination_) c[k] = v;
+  return c;
+}
+
+std::chrono::seconds CoordinatedFleet::drain_lead() const {
+  return std::chrono::seconds(policy().at("drain_lead_s").to_number<std::int64_t>());
+}
+
+std::chrono::seconds CoordinatedFleet::unsafe_drain_lead() const {
+  return std::chrono::seconds(policy().at("unsafe_drain_lead_s").to_number<std::int64_t>());
+}
+
+std::chrono::seconds CoordinatedFleet::lease_ttl() const {
+  BOOST_REQUIRE_MESSAGE(coordinated_, "an uncoordinated fleet has no lease");
+  return std::chrono::seconds(coordination().at("lease_ttl_s").to_number<std::int64_t>());
+}
+
+std::chrono::milliseconds CoordinatedFleet::etcd_request_ceiling() const {
+  if (!coordinated_) return 0ms;
+  const std::chrono::milliseconds per_member = std::clamp<std::chrono::milliseconds>(lease_ttl() / 5, 1s, 5s);
+  return per_member * static_cast<long>(etcd_->size());
+}
+
+std::string CoordinatedFleet::add_event(const json::object& spec) {
+  const std::string id = emulator_->add_event(spec);
+  for (const auto& value : emulator_->events()) {
+    const auto& event = value.as_object();
+    if (event.at("EventId").as_string() != id) continue;
+    const WallTime not_before(std::chrono::milliseconds(event.at("not_before_ms").to_number<std::int64_t>()));
+    const auto lasts = std::max<std::int64_t>(event.at("duration_s").to_number<std::int64_t>(), 0) +
+                       event.at("complete_after_s").to_number<std::int64_t>();
+    events_[id] = EventTimes{not_before, not_before + std::chrono::seconds(lasts)};
+    return id;
+  }
+  BOOST_FAIL("the emulator does not hold the event it just added: " << id);
+  return id;
+}
+
+const CoordinatedFleet::EventTimes& CoordinatedFleet::times(const std::string& id) const {
+  const auto it = events_.find(id);
+  BOOST_REQUIRE_MESSAGE(it != events_.end(), "no event " << id << " was added through the fleet");
+  return it->second;
+}
+
+WallTime CoordinatedFleet::not_before(const std::string& id) const {
+  return times(id).not_before;
+}
+
+WallTime CoordinatedFleet::gone_by(const std::string& id) const {
+  return times(id).gone_by;
+}
+
+std::chrono::milliseconds CoordinatedFleet::until_drain_due(const std::string& id) const {
+  return until(not_before(id) - drain_lead() + kPollInterval) + admission_ceiling();
+}
+
+std::chrono::milliseconds CoordinatedFleet::until_forced(const std::string& id) const {
+  return until(not_before(id) - unsafe_drain_lead() + kPollInterval) + admission_ceiling();
+}
+
+std::chrono::milliseconds CoordinatedFleet::until_restored(const std::string& id) const {
+  return until(gone_by(id) + kPollInterval);
+}
+
+std::chrono::milliseconds CoordinatedFleet::within_a_poll() const {
+  return kPollInterval + kMargin;
+}
+
+std::chrono::milliseconds CoordinatedFleet::record_removed_within() const {
+  return etcd_request_ceiling() + kReleaseRetry + etcd_request_ceiling() + kMargin;
+}
+
 void CoordinatedFleet::add_sim_fault(int vm, const std::string& subcommand, const json::object& fault) {
   json::value cluster = json::parse(read_text(cluster_file()));
   for (auto& dc : cluster.at("datacenters").as_array())
@@ -64,28 +146,23 @@ void CoordinatedFleet::start(int vm) {
   const std::string name = "vm" + std::to_string(vm);
   auto restart = sim_prefix(cluster_file(), node(vm));
   restart.push_back("restart");
-  json::object policy{{"drain_lead_s", 10}, {"unsafe_drain_lead_s", 1}, {"no_impact_freeze_max_s", 0}};
-  for (const auto& [k, v] : policy_) policy[k] = v;
-  json::object config{
-      {"imds",
-       {{"endpoint", emulator_->vm_endpoint(name)}, {"poll_interval_ms", 250}, {"request_timeout_ms", 1000}}},
-      {"node", {{"resource_name", name}, {"fault_domain", vm / per_rack_}}},
-      {"cassandra",
-       {{"nodetool", argv_json(sim_prefix(cluster_file(), node(vm)))},
-        {"command_timeout_s", 10},
-        {"restart_command", argv_json(restart)}}},
-      {"policy", policy}};
-  if (coordinated_) {
-    json::object c{{"etcd_endpoints", argv_json(etcd_->endpoints())}, {"cluster", "c1"}, {"lease_ttl_s", 5}};
-    for (const auto& [k, v] : coordination_) c[k] = v;
-    config["coordination"] = c;
-  }
+  json::object config{{"imds",
+                       {{"endpoint", emulator_->vm_endpoint(name)},
+                        {"poll_interval_ms", kPollInterval.count()},
+                        {"request_timeout_ms", 1000}}},
+                      {"node", {{"resource_name", name}, {"fault_domain", vm / per_rack_}}},
+                      {"cassandra",
+                       {{"nodetool", argv_json(sim_prefix(cluster_file(), node(vm)))},
+                        {"command_timeout_s", 10},
+                        {"restart_command", argv_json(restart)}}},
+                      {"policy", policy()}};
+  if (coordinated_) config["coordination"] = coordination();
   const auto path = write_agent_config(dir(vm), std::move(config));
   const auto log_file = dir(vm) / "log" / "agent.jsonl";
   const std::size_t before = read_json_lines(log_file).size();
   agents_[static_cast<std::size_t>(vm)] =
       std::make_unique<AgentProcess>(std::vector<std::string>{"--config", path.string()}, dir(vm));
-  const bool started = wait_until([&] { return read_json_lines(log_file).size() > before; }, 5s);
+  const bool started = wait_until([&] { return read_json_lines(log_file).size() > before; }, kMargin);
   BOOST_REQUIRE_MESSAGE(started, name << " did not start: " << agents_[static_cast<std::size_t>(vm)]->err());
 }
 
@@ -96,13 +173,13 @@ void CoordinatedFleet::start_all() {
 void CoordinatedFleet::kill(int vm) {
   auto& agent = agents_.at(static_cast<std::size_t>(vm));
   agent->send_signal(SIGKILL);
-  BOOST_REQUIRE(agent->wait_for_exit(5s).has_value());
+  BOOST_REQUIRE(agent->wait_for_exit(kMargin).has_value());
 }
 
 int CoordinatedFleet::stop(int vm) {
   auto& agent = agents_.at(static_cast<std::size_t>(vm));
   agent->send_signal(SIGTERM);
-  const auto code = agent->wait_for_exit(8s);
+  const auto code = agent->wait_for_exit(kLeaseRevokeBudget + kMargin);
   BOOST_REQUIRE_MESSAGE(code.has_value(), "vm" << vm << " did not stop on SIGTERM");
   return *code;
 }

@@ -5,12 +5,17 @@
 //
 //   cla::test::CoordinatedFleet fleet(2, true);
 //   fleet.start_all();
-//   const std::string id = fleet.emulator().add_event({{"type", "Reboot"}, {"resources", {"vm0"}}});
-//   fleet.wait_for(0, "drain_completed", 10s, id);
+//   const std::string id = fleet.add_event({{"type", "Reboot"}, {"resources", {"vm0"}}});
+//   fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
+//   fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
+//
+// Wait limits come from the quantities that set them, as start() configures them (poll interval, lead times,
+// lease TTL) and as the emulator holds each event (NotBefore, duration, completion delay), each plus kMargin.
 #pragma once
 
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +30,12 @@ namespace cla::test {
 
 class CoordinatedFleet {
  public:
+  static constexpr std::chrono::milliseconds kPollInterval{250};  // every agent's imds.poll_interval_ms
+  // Coordinator::release's first retry delay, when removing a drain record found etcd unavailable.
+  static constexpr std::chrono::seconds kReleaseRetry{1};
+  // What agent_main gives the coordinator on SIGTERM to revoke its lease.
+  static constexpr std::chrono::seconds kLeaseRevokeBudget{3};
+
   CoordinatedFleet(int vms, bool coordinated, int per_rack = 1, std::vector<std::string> emulator_args = {});
   ~CoordinatedFleet();
 
@@ -35,8 +46,38 @@ class CoordinatedFleet {
   static constexpr const char* kMembers = "/cassandra-lifecycle-agent/c1/members/";
 
   // Policy and coordination keys merged over the base (drain_lead_s 10, unsafe_drain_lead_s 1,
-  // no_impact_freeze_max_s 0, 250 ms polls; coordination on the fixture's etcd when coordinated).
+  // no_impact_freeze_max_s 0, 250 ms polls; coordination on the fixture's etcd when coordinated, lease_ttl_s
+  // 5).
   void configure(const boost::json::object& policy, const boost::json::object& coordination = {});
+  // The configured policy.drain_lead_s, policy.unsafe_drain_lead_s and coordination.lease_ttl_s.
+  std::chrono::seconds drain_lead() const;
+  std::chrono::seconds unsafe_drain_lead() const;
+  std::chrono::seconds lease_ttl() const;
+  // One etcd request as an agent makes it: tried on every member in turn, each within the request timeout
+  // the agent derives from the lease TTL (lease_ttl_s / 5, within 1..5 s). Zero when not coordinated.
+  std::chrono::milliseconds etcd_request_ceiling() const;
+  // A drain admission: its etcd read and its transaction.
+  std::chrono::milliseconds admission_ceiling() const { return 2 * etcd_request_ceiling(); }
+
+  // Adds the event to the emulator and keeps its NotBefore (to the millisecond), duration and completion
+  // delay as the emulator holds them, for the limits below (which work after the event is gone).
+  std::string add_event(const boost::json::object& spec);
+  WallTime not_before(const std::string& id) const;
+  // The latest the emulator removes the event: Started at NotBefore unless approved earlier, removed
+  // max(duration_s, 0) + complete_after_s later.
+  WallTime gone_by(const std::string& id) const;
+  // Limits, each plus kMargin: the drain due (NotBefore - drain_lead_s, at a poll) and admitted (the
+  // admission's etcd read and transaction); the forced-drain instant (NotBefore - unsafe_drain_lead_s, at a
+  // poll, also recorded in etcd); the restore once the event is gone by gone_by(), at the next poll.
+  std::chrono::milliseconds until_drain_due(const std::string& id) const;
+  std::chrono::milliseconds until_forced(const std::string& id) const;
+  std::chrono::milliseconds until_restored(const std::string& id) const;
+  // What follows at the next poll (the next step of a drain, an approval); plus kMargin.
+  std::chrono::milliseconds within_a_poll() const;
+  // An agent's drain record removal after restore_completed: one etcd request and, if that failed, the
+  // retry kReleaseRetry later; plus kMargin.
+  std::chrono::milliseconds record_removed_within() const;
+
   // nodetool-sim faults for the node of `vm` (before the agents start: the file is rewritten unlocked).
   void add_sim_fault(int vm, const std::string& subcommand, const boost::json::object& fault);
   void start(int vm);
@@ -58,6 +99,14 @@ class CoordinatedFleet {
  private:
   std::filesystem::path dir(int vm) const { return dir_.path / ("vm" + std::to_string(vm)); }
   std::string cluster_file() const { return (dir_.path / "cluster.json").string(); }
+  boost::json::object policy() const;        // the base policy with configure()'s keys merged
+  boost::json::object coordination() const;  // likewise (empty when not coordinated)
+
+  struct EventTimes {
+    WallTime not_before;
+    WallTime gone_by;
+  };
+  const EventTimes& times(const std::string& id) const;
 
   int vms_;
   int per_rack_;
@@ -67,6 +116,7 @@ class CoordinatedFleet {
   std::unique_ptr<ImdsEmulatorProcess> emulator_;
   std::vector<std::unique_ptr<AgentProcess>> agents_;
   boost::json::object policy_, coordination_;
+  std::map<std::string, EventTimes> events_;
 };
 
 }  // namespace cla::test

@@ -41,8 +41,9 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
   CoordinatedFleet fleet(1, true);
   fleet.start(0);
   // Drain at once (NotBefore within drain_lead_s); the 6 s Freeze keeps the node out while the agent is dead.
-  const std::string id = fleet.emulator().add_event(freeze("vm0", 5, 6));
-  fleet.wait_for(0, "drain_completed", 10s, id);
+  const std::string id = fleet.add_event(freeze("vm0", 5, 6));
+  fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
+  fleet.wait_for(0, "drain_completed", fleet.within_a_poll(), id);
   fleet.kill(0);
   BOOST_TEST(has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")), "the record outlives the agent");
   const auto view = fleet.fleet_json(0);  // the record, the event pending with vm0 drained for it
@@ -52,10 +53,11 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
   BOOST_TEST_REQUIRE(view.at("events").as_array().size() == 1u);
   BOOST_TEST(view.at("events").as_array()[0].at("resources") == boost::json::array{"vm0"});
   fleet.start(0);
-  fleet.wait_for(0, "restore_completed", 20s);
+  fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
   BOOST_TEST(fleet.node_restored(0));
-  BOOST_TEST(cla::test::wait_until(
-      [&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); }, 5s));
+  BOOST_TEST(
+      cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); },
+                            fleet.record_removed_within()));
 }
 
 BOOST_AUTO_TEST_CASE(a_stale_record_is_not_counted_and_is_deleted_by_the_admission) {
@@ -67,10 +69,12 @@ BOOST_AUTO_TEST_CASE(a_stale_record_is_not_counted_and_is_deleted_by_the_admissi
                                   {"host_id", host_id}, {"events", {"X"}},     {"since_ms", 0}};
   fleet.etcd().put(drain_key("vm5"), boost::json::serialize(stale));
   fleet.start(0);
-  const std::string id = fleet.emulator().add_event(freeze("vm0", 12, 1));
-  fleet.wait_for(0, "drain_completed", 12s, id);
-  const auto removed = fleet.wait_for(0, "stale_drain_record_removed", 1s);
-  BOOST_TEST(removed.at("vm").as_string() == "vm5");
+  const std::string id = fleet.add_event(freeze("vm0", 12, 1));
+  fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
+  // The admission removed it before the drain began.
+  const auto removed = fleet.log(0, "stale_drain_record_removed");
+  BOOST_TEST_REQUIRE(removed.size() == 1u);
+  BOOST_TEST(removed[0].at("vm").as_string() == "vm5");
   BOOST_TEST(!has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm5")));
   BOOST_TEST(fleet.log(0, "drain_not_admitted").empty());
 }
@@ -79,25 +83,29 @@ BOOST_AUTO_TEST_CASE(an_etcd_member_killed_mid_drain_stalls_nothing) {
   CoordinatedFleet fleet(1, true);
   fleet.add_sim_fault(0, "disablebinary", {{"latency_ms", 1000}});
   fleet.start(0);
-  const std::string id = fleet.emulator().add_event(freeze("vm0", 12, 1));
-  fleet.wait_for(0, "drain_started", 12s, id);
+  const std::string id = fleet.add_event(freeze("vm0", 12, 1));
+  fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
   fleet.etcd().kill(fleet.etcd().leader());
-  fleet.wait_for(0, "restore_completed", 15s);
+  fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
   BOOST_TEST(fleet.log(0, "coordination_unavailable").empty());
-  BOOST_TEST(cla::test::wait_until(
-      [&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); }, 10s));
+  BOOST_TEST(
+      cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); },
+                            fleet.record_removed_within()));
 }
 
 BOOST_AUTO_TEST_CASE(etcd_down_local_gate_drains_on_the_nodetool_gate_alone) {
   CoordinatedFleet fleet(1, true);
   fleet.start(0);
   for (std::size_t m = 0; m < fleet.etcd().size(); ++m) fleet.etcd().kill(m);
-  const std::string id = fleet.emulator().add_event(freeze("vm0", 12, 1));
-  const auto started = fleet.wait_for(0, "drain_started", 12s, id);
+  const std::string id = fleet.add_event(freeze("vm0", 12, 1));
+  const auto started = fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
   BOOST_TEST(!started.at("forced_unsafe").as_bool());
-  const auto unavailable = fleet.wait_for(0, "coordination_unavailable", 1s);
-  BOOST_TEST(unavailable.at("on_unavailable").as_string() == "local_gate");
-  fleet.wait_for(0, "event_approved", 5s, id);  // not shared: approved once drained
+  // The admission found etcd unavailable before the drain began.
+  const auto unavailable = fleet.log(0, "coordination_unavailable");
+  BOOST_TEST_REQUIRE(!unavailable.empty());
+  BOOST_TEST(unavailable.front().at("on_unavailable").as_string() == "local_gate");
+  fleet.wait_for(0, "drain_completed", fleet.within_a_poll(), id);
+  fleet.wait_for(0, "event_approved", fleet.within_a_poll(), id);  // not shared: approved once drained
 }
 
 BOOST_AUTO_TEST_CASE(etcd_down_hold_waits_for_the_forced_instant) {
@@ -105,13 +113,14 @@ BOOST_AUTO_TEST_CASE(etcd_down_hold_waits_for_the_forced_instant) {
   fleet.configure({}, {{"on_unavailable", "hold"}});
   fleet.start(0);
   for (std::size_t m = 0; m < fleet.etcd().size(); ++m) fleet.etcd().kill(m);
-  const std::string id = fleet.emulator().add_event(freeze("vm0", 12, 1));
-  const auto held = fleet.wait_for(0, "coordination_unavailable", 12s);
+  const std::string id = fleet.add_event(freeze("vm0", 12, 1));
+  const auto held = fleet.wait_for(0, "coordination_unavailable", fleet.until_drain_due(id));
   BOOST_TEST(held.at("on_unavailable").as_string() == "hold");
-  const auto ended = fleet.wait_for(0, "coordination_hold_ended", 15s, id);
-  const auto started = fleet.wait_for(0, "drain_started", 2s, id);
-  // Not before NotBefore - unsafe_drain_lead_s (1 s), the forced instant.
-  BOOST_TEST((log_time(started) >= cla::test::not_before_of(ended) - 1s));
+  const auto ended = fleet.wait_for(0, "coordination_hold_ended", fleet.until_forced(id), id);
+  const auto started =
+      fleet.wait_for(0, "drain_started", fleet.within_a_poll() + fleet.admission_ceiling(), id);
+  // Not before the forced instant, NotBefore - unsafe_drain_lead_s (NotBefore as the agent read it).
+  BOOST_TEST((log_time(started) >= cla::test::not_before_of(ended) - fleet.unsafe_drain_lead()));
   BOOST_TEST(fleet.log(0, "drain_started", id).size() == 1u);
 }
 

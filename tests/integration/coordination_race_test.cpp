@@ -27,11 +27,11 @@ std::vector<std::string> race(CoordinatedFleet& fleet) {
   fleet.start_all();
   std::vector<std::string> ids;
   for (int vm = 0; vm < 2; ++vm)
-    ids.push_back(fleet.emulator().add_event({{"type", "Freeze"},
-                                              {"resources", {"vm" + std::to_string(vm)}},
-                                              {"not_before_in_s", kNotBeforeIn},
-                                              {"duration_s", 1},
-                                              {"complete_after_s", 1}}));
+    ids.push_back(fleet.add_event({{"type", "Freeze"},
+                                   {"resources", {"vm" + std::to_string(vm)}},
+                                   {"not_before_in_s", kNotBeforeIn},
+                                   {"duration_s", 1},
+                                   {"complete_after_s", 1}}));
   return ids;
 }
 
@@ -42,11 +42,10 @@ BOOST_AUTO_TEST_SUITE(coordination_race_test)
 BOOST_AUTO_TEST_CASE(uncoordinated_both_racks_drain_at_once) {
   CoordinatedFleet fleet(2, false);
   const auto ids = race(fleet);
-  const auto limit = std::chrono::seconds(kNotBeforeIn + 5);
-  const auto first = fleet.wait_for(0, "drain_started", limit, ids[0]);
-  const auto second = fleet.wait_for(1, "drain_started", limit, ids[1]);
-  const auto restored0 = fleet.wait_for(0, "restore_completed", limit + 10s);
-  const auto restored1 = fleet.wait_for(1, "restore_completed", limit + 10s);
+  const auto first = fleet.wait_for(0, "drain_started", fleet.until_drain_due(ids[0]), ids[0]);
+  const auto second = fleet.wait_for(1, "drain_started", fleet.until_drain_due(ids[1]), ids[1]);
+  const auto restored0 = fleet.wait_for(0, "restore_completed", fleet.until_restored(ids[0]));
+  const auto restored1 = fleet.wait_for(1, "restore_completed", fleet.until_restored(ids[1]));
   // Each drain began before the other node was back: two racks out at once.
   BOOST_TEST((log_time(second) < log_time(restored0)));
   BOOST_TEST((log_time(first) < log_time(restored1)));
@@ -57,8 +56,7 @@ BOOST_AUTO_TEST_CASE(uncoordinated_both_racks_drain_at_once) {
 BOOST_AUTO_TEST_CASE(coordinated_exactly_one_drains_and_the_other_waits_for_its_rack) {
   CoordinatedFleet fleet(2, true);
   const auto ids = race(fleet);
-  const auto limit = std::chrono::seconds(kNotBeforeIn + 5);
-  // Whoever etcd admitted first drains; the other logs drain_not_admitted.
+  // Whoever etcd admitted first drains; the other logs drain_not_admitted. Both are due at the same instant.
   std::optional<int> waiter;
   BOOST_REQUIRE(cla::test::wait_until(
       [&] {
@@ -66,20 +64,22 @@ BOOST_AUTO_TEST_CASE(coordinated_exactly_one_drains_and_the_other_waits_for_its_
           if (!fleet.log(vm, "drain_not_admitted").empty()) waiter = vm;
         return waiter.has_value();
       },
-      limit));
+      std::max(fleet.until_drain_due(ids[0]), fleet.until_drain_due(ids[1]))));
   const int winner = 1 - *waiter;
-  const auto won = fleet.wait_for(winner, "drain_started", 5s, ids[winner]);
-  const auto back = fleet.wait_for(winner, "restore_completed", limit + 10s);
-  const auto late = fleet.wait_for(*waiter, "drain_started", limit + 10s, ids[*waiter]);
+  const auto won = fleet.wait_for(winner, "drain_started", fleet.within_a_poll(), ids[winner]);
+  const auto back = fleet.wait_for(winner, "restore_completed", fleet.until_restored(ids[winner]));
+  // At the latest the waiter drains at its forced instant (asserted below not to be what happened).
+  const auto late = fleet.wait_for(*waiter, "drain_started", fleet.until_forced(ids[*waiter]), ids[*waiter]);
   BOOST_TEST((log_time(won) < log_time(back)));
   BOOST_TEST((log_time(back) <= log_time(late)), "the second rack drained before the first was back");
   BOOST_TEST(!late.at("forced_unsafe").as_bool());
-  fleet.wait_for(*waiter, "restore_completed", limit + 20s);
+  // Its drain's two slow steps may end after its event is gone.
+  fleet.wait_for(*waiter, "restore_completed", fleet.until_restored(ids[*waiter]) + 2 * kSlowStep);
   BOOST_TEST(fleet.node_restored(0));
   BOOST_TEST(fleet.node_restored(1));
   // Both records were removed after the restores.
-  BOOST_TEST(
-      cla::test::wait_until([&] { return fleet.etcd().get_prefix(CoordinatedFleet::kDrains).empty(); }, 5s));
+  BOOST_TEST(cla::test::wait_until([&] { return fleet.etcd().get_prefix(CoordinatedFleet::kDrains).empty(); },
+                                   fleet.record_removed_within()));
   BOOST_TEST(fleet.stop(0) == 0);
   BOOST_TEST(fleet.stop(1) == 0);
   BOOST_TEST(fleet.etcd().get_prefix(CoordinatedFleet::kMembers).empty(), "SIGTERM revokes the member lease");

@@ -25,26 +25,30 @@ BOOST_AUTO_TEST_CASE(fault_domain_event_is_approved_once_by_the_first_listed_vm_
   CoordinatedFleet fleet(3, true, 3, {"--shared-approval", "any"});
   fleet.add_sim_fault(2, "disablegossip", {{"latency_ms", kSlowGossip.count()}});
   fleet.start_all();
-  const auto created = cla::WallClock::now();
-  const std::string id = fleet.emulator().add_event({{"type", "Freeze"},
-                                                     {"resources", {"vm0", "vm1", "vm2"}},
-                                                     {"not_before_in_s", kNotBeforeIn},
-                                                     {"duration_s", 2},
-                                                     {"complete_after_s", 1}});
-  const auto limit = std::chrono::seconds(kNotBeforeIn);
-  std::vector<cla::WallTime> drained;
+  const std::string id = fleet.add_event({{"type", "Freeze"},
+                                          {"resources", {"vm0", "vm1", "vm2"}},
+                                          {"not_before_in_s", kNotBeforeIn},
+                                          {"duration_s", 2},
+                                          {"complete_after_s", 1}});
+  std::vector<cla::WallTime> drained, restored;
+  for (int vm = 0; vm < 3; ++vm) {
+    fleet.wait_for(vm, "drain_started", fleet.until_drain_due(id), id);
+    const auto slow = vm == 2 ? kSlowGossip : 0ms;
+    drained.push_back(log_time(fleet.wait_for(vm, "drain_completed", fleet.within_a_poll() + slow, id)));
+  }
   for (int vm = 0; vm < 3; ++vm)
-    drained.push_back(log_time(fleet.wait_for(vm, "drain_completed", limit, id)));
-  for (int vm = 0; vm < 3; ++vm) fleet.wait_for(vm, "restore_completed", limit);
-  const auto gone = cla::WallClock::now();
+    restored.push_back(log_time(fleet.wait_for(vm, "restore_completed", fleet.until_restored(id))));
 
   const auto approvals = fleet.emulator().approvals();
   BOOST_TEST_REQUIRE(approvals.size() == 1u, boost::json::serialize(approvals));
   BOOST_TEST(approvals[0].at("vm").as_string() == "vm0");  // the first listed VM with a member key
   const auto approved_at = cla::test::emulator_time(approvals[0]);
   for (const auto t : drained) BOOST_TEST((t <= approved_at), "a listed VM started before it was drained");
-  // The wave step ended (every node back) before NotBefore: the approval saved the wait.
-  BOOST_TEST((gone < created + std::chrono::seconds(kNotBeforeIn)));
+  // The approval came before NotBefore, so the event started then and every node was back before the event
+  // would have ended unapproved (started at NotBefore): the approval saved the wait.
+  BOOST_TEST((approved_at < fleet.not_before(id)));
+  for (const auto t : restored)
+    BOOST_TEST((t < fleet.gone_by(id)), "a node was back only when the event would have ended unapproved");
   BOOST_TEST(!fleet.log(0, "shared_approval_waiting", id).empty());  // vm0 waited for vm2
   for (int vm = 0; vm < 3; ++vm) BOOST_TEST(fleet.node_restored(vm));
 }
@@ -53,14 +57,18 @@ BOOST_AUTO_TEST_CASE(a_listed_vm_without_member_key_holds_the_approval_until_not
   CoordinatedFleet fleet(3, true, 3, {"--shared-approval", "any"});
   fleet.start(0);
   fleet.start(1);  // vm2 runs no agent
-  const std::string id = fleet.emulator().add_event({{"type", "Freeze"},
-                                                     {"resources", {"vm0", "vm1", "vm2"}},
-                                                     {"not_before_in_s", 12},
-                                                     {"duration_s", 1},
-                                                     {"complete_after_s", 1}});
-  const auto waiting = fleet.wait_for(0, "shared_approval_waiting", 12s, id);
+  const std::string id = fleet.add_event({{"type", "Freeze"},
+                                          {"resources", {"vm0", "vm1", "vm2"}},
+                                          {"not_before_in_s", 12},
+                                          {"duration_s", 1},
+                                          {"complete_after_s", 1}});
+  fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
+  fleet.wait_for(0, "drain_completed", fleet.within_a_poll(), id);
+  // Its shared-approval check reads etcd.
+  const auto waiting =
+      fleet.wait_for(0, "shared_approval_waiting", fleet.within_a_poll() + fleet.etcd_request_ceiling(), id);
   BOOST_TEST(waiting.at("without_member_key").as_array() == boost::json::array{"vm2"});
-  fleet.wait_for(0, "restore_completed", 20s);
+  fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
   BOOST_TEST(fleet.emulator().approvals().empty());
 }
 

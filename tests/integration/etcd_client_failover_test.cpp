@@ -17,7 +17,9 @@ using Kind = cla::EtcdFailure::Kind;
 using cla::test::await;
 using cla::test::endpoints_from;
 using cla::test::EtcdCluster;
+using cla::test::kMargin;
 using cla::test::options_for;
+using cla::test::requests_ceiling;
 using cla::test::run_until;
 using cla::test::spawn_into;
 using cla::test::why;
@@ -31,7 +33,8 @@ BOOST_AUTO_TEST_CASE(a_killed_member_is_failed_over_and_every_member_down_is_rep
   asio::io_context ioc;
   const std::size_t first = etcd.follower();
   const auto endpoints = endpoints_from(etcd, first);
-  cla::EtcdClient client(ioc.get_executor(), options_for(endpoints));
+  const auto options = options_for(endpoints);
+  cla::EtcdClient client(ioc.get_executor(), options);
   BOOST_TEST_REQUIRE(await(ioc, client.put({"/cla-test/f", "1", 0})).ok());
   BOOST_TEST(client.current_endpoint() == etcd.endpoint(first));
 
@@ -45,15 +48,16 @@ BOOST_AUTO_TEST_CASE(a_killed_member_is_failed_over_and_every_member_down_is_rep
 
   // The killed member restarted on its data catches up and answers again.
   etcd.restart(first);
-  cla::EtcdClient rejoined(ioc.get_executor(), options_for({etcd.endpoint(first)}));
-  const auto caught_up = await(ioc, rejoined.range("/cla-test/f"), 10s);
+  const auto rejoined_options = options_for({etcd.endpoint(first)});
+  cla::EtcdClient rejoined(ioc.get_executor(), rejoined_options);
+  const auto caught_up = await(ioc, rejoined.range("/cla-test/f"), requests_ceiling(rejoined_options));
   BOOST_TEST_REQUIRE(caught_up.ok(), why(caught_up));
   BOOST_TEST(caught_up->kvs.at(0).value == "2");
 
   // Two members killed: the last one has no quorum and cannot answer; then nothing runs at all.
   for (std::size_t i = 0; i < etcd.size(); ++i)
     if (i != first) etcd.kill(i);
-  const auto no_quorum = await(ioc, client.put({"/cla-test/f", "3", 0}), 30s);
+  const auto no_quorum = await(ioc, client.put({"/cla-test/f", "3", 0}), requests_ceiling(options));
   BOOST_TEST_REQUIRE(!no_quorum.ok());
   BOOST_TEST(no_quorum.error().fail_over(), cla::describe(no_quorum.error()));
   for (std::size_t i = 0; i < etcd.size(); ++i) etcd.kill(i);
@@ -77,7 +81,8 @@ BOOST_AUTO_TEST_CASE(a_frozen_member_times_out_and_the_next_one_answers) {
   BOOST_TEST((std::chrono::steady_clock::now() - start >= timeout));  // waited for the frozen one first
   BOOST_TEST(client.current_endpoint() != etcd.endpoint(frozen));
 
-  cla::EtcdClient alone(ioc.get_executor(), options_for({etcd.endpoint(frozen)}, timeout));
+  const auto alone_options = options_for({etcd.endpoint(frozen)}, timeout);
+  cla::EtcdClient alone(ioc.get_executor(), alone_options);
   start = std::chrono::steady_clock::now();
   const auto stuck = await(ioc, alone.range("/cla-test/t"));
   BOOST_TEST_REQUIRE(!stuck.ok());
@@ -90,15 +95,17 @@ BOOST_AUTO_TEST_CASE(a_frozen_member_times_out_and_the_next_one_answers) {
   std::optional<cla::Result<cla::EtcdRange, cla::EtcdFailure>> in_flight, queued;
   spawn_into(ioc, patient.range("/cla-test/t"), in_flight);
   spawn_into(ioc, patient.range("/cla-test/t"), queued);
-  asio::steady_timer later(ioc, 200ms);
+  constexpr auto cancel_after = 200ms;
+  asio::steady_timer later(ioc, cancel_after);
   later.async_wait([&](auto) { patient.cancel(); });
   BOOST_TEST_REQUIRE(run_until(
-      ioc, [&] { return in_flight && queued; }, 10s));
+      ioc, [&] { return in_flight && queued; }, cancel_after + kMargin));
   BOOST_TEST((!in_flight->ok() && in_flight->error().kind == Kind::cancelled));
   BOOST_TEST((!queued->ok() && queued->error().kind == Kind::cancelled));
 
   etcd.thaw(frozen);
-  BOOST_TEST(await(ioc, alone.range("/cla-test/t"), 10s).ok());  // answers again once thawed
+  BOOST_TEST(
+      await(ioc, alone.range("/cla-test/t"), requests_ceiling(alone_options)).ok());  // thawed: answers
 }
 
 BOOST_AUTO_TEST_CASE(password_auth_sends_the_token_and_renews_it_once_when_refused) {

@@ -11,6 +11,7 @@
 
 #include "agent/etcd/etcd_client.hpp"
 #include "etcd_cluster.hpp"
+#include "wait_margin.hpp"
 
 namespace cla::test {
 
@@ -20,6 +21,12 @@ inline cla::EtcdClientOptions options_for(std::vector<std::string> endpoints,
   options.endpoints = std::move(endpoints);
   options.request_timeout = timeout;
   return options;
+}
+
+// The ceiling for `requests` client requests in a row: each tries every endpoint in turn, each within the
+// request timeout; plus kMargin.
+inline std::chrono::milliseconds requests_ceiling(const cla::EtcdClientOptions& options, int requests = 1) {
+  return options.request_timeout * static_cast<long>(options.endpoints.size()) * requests + kMargin;
 }
 
 template <class T>

@@ -20,6 +20,7 @@ using cla::test::EtcdCluster;
 using cla::test::has_key;
 using cla::test::kExpiryMargin;
 using cla::test::options_for;
+using cla::test::requests_ceiling;
 using cla::test::run_until;
 using cla::test::why;
 using Target = cla::EtcdCompare::Target;
@@ -151,7 +152,8 @@ BOOST_AUTO_TEST_CASE(a_leased_key_goes_when_its_lease_runs_out_and_not_before) {
 BOOST_AUTO_TEST_CASE(the_lease_keeper_holds_its_lease_and_grants_a_new_one_after_a_loss) {
   EtcdCluster etcd;
   asio::io_context ioc;
-  cla::EtcdClient client(ioc.get_executor(), options_for(etcd.endpoints()));
+  const auto options = options_for(etcd.endpoints());
+  cla::EtcdClient client(ioc.get_executor(), options);
   const std::string key = "/cla-test/members/vm1";
   constexpr auto ttl = 3s;  // keepalives every second: a loaded machine has two more chances each time
   std::vector<std::int64_t> granted, lost;
@@ -172,7 +174,7 @@ BOOST_AUTO_TEST_CASE(the_lease_keeper_holds_its_lease_and_grants_a_new_one_after
   asio::co_spawn(ioc, keeper.run(), [&](std::exception_ptr) { finished = true; });
 
   BOOST_TEST_REQUIRE(run_until(
-      ioc, [&] { return puts_done == 1; }, 10s));
+      ioc, [&] { return puts_done == 1; }, requests_ceiling(options, 2)));  // the grant, the put
   // Two TTLs later the first lease still holds the key: the keepalives at TTL/3 kept it.
   ioc.restart();
   ioc.run_for(2 * ttl);
@@ -184,8 +186,9 @@ BOOST_AUTO_TEST_CASE(the_lease_keeper_holds_its_lease_and_grants_a_new_one_after
   // The lease revoked behind the keeper's back (as when it expired during an outage): the next keepalive
   // finds it gone, the owner hears of it, and a new lease brings the key back.
   etcd.revoke_lease(granted.at(0));
+  // The next keepalive (every TTL/3) finds it gone; then a grant and the put.
   BOOST_TEST_REQUIRE(run_until(
-      ioc, [&] { return puts_done == 2; }, ttl + 10s));
+      ioc, [&] { return puts_done == 2; }, ttl / 3 + requests_ceiling(options, 3)));
   BOOST_TEST((lost == std::vector<std::int64_t>{granted.at(0)}));
   BOOST_TEST_REQUIRE(granted.size() == 2u);
   BOOST_TEST(granted.at(1) != granted.at(0));
@@ -194,7 +197,7 @@ BOOST_AUTO_TEST_CASE(the_lease_keeper_holds_its_lease_and_grants_a_new_one_after
 
   keeper.stop();
   BOOST_TEST_REQUIRE(run_until(
-      ioc, [&] { return finished; }, 5s));
+      ioc, [&] { return finished; }, requests_ceiling(options)));  // a keepalive in flight
   BOOST_TEST(run_until(
       ioc, [&] { return !has_key(etcd, key); }, ttl + kExpiryMargin));
 }

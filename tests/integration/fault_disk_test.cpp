@@ -29,7 +29,9 @@ void run_case(When when, const std::function<void(FaultyDir&, bool)>& fault,
   AgentScenario s;
   s.write_config({{"policy", {{"drain_lead_s", 60}}}});
   FaultyDir disk(s.state_file().parent_path());
-  s.add_sim_fault(cla::test::kAgentNode, "disablegossip", {{"latency_ms", 500}, {"times", 1}});
+  constexpr auto gossip_latency = 500ms;  // the drain is under way while the fault comes
+  s.add_sim_fault(cla::test::kAgentNode, "disablegossip",
+                  {{"latency_ms", gossip_latency.count()}, {"times", 1}});
   if (when == When::at_start) fault(disk, true);
   s.start_agent();
   const std::string id = s.emulator().add_event(
@@ -37,7 +39,7 @@ void run_case(When when, const std::function<void(FaultyDir&, bool)>& fault,
   s.wait_for("drain_started", s.within_a_poll(), id);
   if (when == When::mid_drain) fault(disk, true);  // while disablebinary/disablegossip run
 
-  const auto failed = s.wait_for("state_write_failed", 500ms + s.within_a_poll());
+  const auto failed = s.wait_for("state_write_failed", gossip_latency + s.within_a_poll());
   BOOST_TEST(failed.at("level").as_string() == "error");
   const std::string error(failed.at("error").as_string());
   BOOST_TEST(error.find(expected_error) != std::string::npos, error);

@@ -53,16 +53,16 @@ BOOST_AUTO_TEST_CASE(broken_answers_are_errors_not_removals) {
       const std::size_t recovered = count(s, "imds_recovered");
       const std::size_t errors = count(s, "imds_error");
       s.emulator().set_fault(fault);
-      // One request timeout (1 s) at most before the failure shows.
-      BOOST_REQUIRE(
-          cla::test::wait_until([&] { return count(s, "imds_error") > errors; }, 1s + s.within_a_poll()));
+      // One request timeout at most before the failure shows.
+      BOOST_REQUIRE(cla::test::wait_until([&] { return count(s, "imds_error") > errors; },
+                                          s.request_timeout() + s.within_a_poll()));
       const auto error = s.log("imds_error").at(errors);
       BOOST_TEST(error.at("kind").as_string() == kind);
       BOOST_TEST(!error.at("detail").as_string().empty());
       s.wait_for_polls(2);
       s.emulator().set_fault({});
       BOOST_REQUIRE(cla::test::wait_until([&] { return count(s, "imds_recovered") > recovered; },
-                                          1s + s.within_a_poll()));
+                                          s.request_timeout() + s.within_a_poll()));
     }
   }
   BOOST_TEST(s.log("event_removed").empty());

@@ -85,8 +85,10 @@ void slow_down(AgentScenario& s, const Strings& steps) {
 }
 
 // What must hold at the end of every run: the event approved once, never before the drain; the node back.
-void check_invariant(AgentScenario& s) {
-  s.wait_for("restore_completed", 1s + s.within_a_poll() * 2 + kStepLatency * 8);
+// The restore completes once the event is gone and the slowed steps left (at most all of them) have run.
+void check_invariant(AgentScenario& s, const std::string& id) {
+  const auto steps = static_cast<long>(kDrainSteps.size() + kRestoreSteps.size());
+  s.wait_for("restore_completed", s.until_removed(id) + s.within_a_poll() + kStepLatency * steps);
   BOOST_TEST(s.node_restored());
   BOOST_TEST(s.emulator().events().empty());
   const auto approvals = s.emulator().approvals();
@@ -113,7 +115,7 @@ BOOST_AUTO_TEST_CASE(killed_at_every_step_of_a_drain) {
       wait_for_kill_point(s, point, s.within_a_poll() + kStepLatency * 4, {});
       s.agent().kill_group(kMargin);
       s.start_agent();
-      check_invariant(s);
+      check_invariant(s, id);
       BOOST_TEST(s.log("event_approved", id).size() <= 2u);
     }
   }
@@ -133,14 +135,16 @@ BOOST_AUTO_TEST_CASE(killed_at_every_step_of_a_restore) {
       s.write_config({{"policy", {{"drain_lead_s", 60}}}});
       slow_down(s, kRestoreSteps);
       s.start_agent();
-      add_reboot(s);
-      s.wait_for("event_removed", 1s + s.within_a_poll() * 2 + kStepLatency * 4);
+      const std::string id = add_reboot(s);
+      s.wait_for("event_approved",
+                 s.until_drain_due(id) + kStepLatency * static_cast<long>(kDrainSteps.size()), id);
+      s.wait_for("event_removed", s.until_removed(id), id);
       const auto restore = s.wait_for("restore_started", s.within_a_poll());
       wait_for_kill_point(s, point, s.within_a_poll() + kStepLatency * 7, cla::test::log_time(restore));
       s.agent().kill_group(kMargin);
       BOOST_TEST(s.log("restore_completed").empty());
       s.start_agent();
-      check_invariant(s);
+      check_invariant(s, id);
     }
   }
 }

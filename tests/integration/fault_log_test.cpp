@@ -24,14 +24,15 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 // simulator and the emulator, which do not depend on the agent's log.
 void drain_and_restore_once(AgentScenario& s) {
   const std::size_t approvals = s.emulator().approvals().size();
-  s.emulator().add_event({{"type", "Reboot"},
-                          {"resources", {"vm0"}},
-                          {"source", "User"},
-                          {"not_before_in_s", 600},
-                          {"complete_after_s", 1}});
+  const std::string id = s.emulator().add_event({{"type", "Reboot"},
+                                                 {"resources", {"vm0"}},
+                                                 {"source", "User"},
+                                                 {"not_before_in_s", 600},
+                                                 {"complete_after_s", 1}});
   BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return s.emulator().approvals().size() > approvals; },
                                            s.within_a_poll() * 2));
-  BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return s.emulator().events().empty(); }, 1s + kMargin));
+  BOOST_TEST_REQUIRE(
+      cla::test::wait_until([&] { return s.emulator().events().empty(); }, s.until_removed(id)));
   BOOST_TEST(cla::test::wait_until([&] { return s.node_restored(); }, s.within_a_poll() * 2));
 }
 

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "agent_scenario.hpp"
+#include "cassandra/nodetool_runner.hpp"
 
 namespace {
 
@@ -15,6 +16,14 @@ using cla::test::kMargin;
 
 const char* const kRefused =
     "nodetool: Failed to connect to '127.0.0.1:7199' - ConnectException: 'Connection refused'.\n";
+
+// What the agent's retries of a failed nodetool step sleep, by NodetoolRunner's default backoff: before
+// retries 1..n.
+std::chrono::milliseconds retries_sleep(int n) {
+  std::chrono::milliseconds total{0};
+  for (int i = 1; i <= n; ++i) total += cla::retry_delay(i, cla::Backoff{});
+  return total;
+}
 
 // A platform Freeze due at once (NotBefore within drain_lead_s), with room for the step's retries before it.
 std::string add_freeze(AgentScenario& s) {
@@ -71,7 +80,7 @@ BOOST_AUTO_TEST_CASE(hanging_nodetool_is_killed_at_the_timeout_and_retried) {
   s.start_agent();
   const std::string id = add_freeze(s);
   expect_failed_attempt(s, "disablegossip", "timed out after", timeout + s.within_a_poll());
-  expect_drained_approved_restored(s, id, 1s + kMargin);  // the retry after 1 s
+  expect_drained_approved_restored(s, id, retries_sleep(1) + kMargin);
 }
 
 BOOST_AUTO_TEST_CASE(garbage_from_nodetool_status_fails_closed_until_it_reads_again) {
@@ -97,7 +106,7 @@ BOOST_AUTO_TEST_CASE(exit_0_with_an_error_text_is_a_failed_step) {
   const std::string id = add_freeze(s);
   expect_failed_attempt(s, "disablebinary", "exit 0 but printed: error: JMX connection closed",
                         s.within_a_poll());
-  expect_drained_approved_restored(s, id, 1s + kMargin);
+  expect_drained_approved_restored(s, id, retries_sleep(1) + kMargin);
   const auto mutations = s.agent_mutations();
   BOOST_TEST(std::count(mutations.begin(), mutations.end(), "disablebinary") == 2);
 }
@@ -109,29 +118,34 @@ BOOST_AUTO_TEST_CASE(nodetool_killed_by_a_signal_is_retried) {
   s.start_agent();
   const std::string id = add_freeze(s);
   expect_failed_attempt(s, "disablegossip", "killed by signal 9", s.within_a_poll());
-  expect_drained_approved_restored(s, id, 1s + kMargin);
+  expect_drained_approved_restored(s, id, retries_sleep(1) + kMargin);
 }
 
 // The VM rebooted; Cassandra's JMX refuses the first calls while it starts. The agent restarted with the boot
 // retries enablegossip/enablebinary until JMX answers, and says why.
 BOOST_AUTO_TEST_CASE(jmx_refusing_after_a_reboot_delays_the_restore_but_does_not_stop_it) {
-  const int refusals = 3;  // retries after 1, 2, 4 s
+  const int refusals = 3;
+  constexpr std::int64_t complete_after_s = 1;
   AgentScenario s;
   configure(s);
   s.start_agent();
-  const std::string id = s.emulator().add_event(
-      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 20}, {"complete_after_s", 1}});
+  const std::string id = s.emulator().add_event({{"type", "Reboot"},
+                                                 {"resources", {"vm0"}},
+                                                 {"not_before_in_s", 20},
+                                                 {"complete_after_s", complete_after_s}});
   s.wait_for("event_approved", s.within_a_poll() * 2, id);
   s.kill_agent();
   s.set_boot_id("boot-2");
   BOOST_REQUIRE(s.sim("restart").ok());
   s.add_sim_fault(cla::test::kAgentNode, "enablegossip",
                   {{"exit_code", 1}, {"stderr", kRefused}, {"times", refusals}});
-  BOOST_REQUIRE(cla::test::wait_until([&] { return s.emulator().events().empty(); }, 1s + kMargin));
+  BOOST_REQUIRE(
+      cla::test::wait_until([&] { return s.emulator().events().empty(); },
+                            std::chrono::seconds(complete_after_s) + kMargin));  // after the approval
 
   s.start_agent();
   s.wait_for("reboot_detected", kMargin);
-  const auto completed = s.wait_for("restore_completed", 7s + s.within_a_poll());
+  const auto completed = s.wait_for("restore_completed", retries_sleep(refusals) + s.within_a_poll());
   BOOST_TEST(completed.at("restarted").as_bool() == false, "a rebooted VM needs no restart_command");
   const auto attempts = s.log("nodetool_attempt_failed");
   BOOST_TEST(attempts.size() == static_cast<std::size_t>(refusals));

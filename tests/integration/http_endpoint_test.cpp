@@ -9,6 +9,8 @@
 #include <future>
 #include <thread>
 
+#include "agent_scenario.hpp"
+
 namespace {
 
 namespace asio = boost::asio;
@@ -17,16 +19,18 @@ namespace http = beast::http;
 using asio::ip::tcp;
 using boost::system::error_code;
 using namespace std::chrono_literals;
+using cla::test::kMargin;
 
 // The endpoint served by its own io_context on a thread; the destructor checks that stop() ends run().
 struct Server {
+  const cla::HttpEndpointOptions options;
   asio::io_context ioc;
   std::shared_ptr<cla::HttpEndpoint> endpoint;
   std::promise<void> ran;
   std::future<void> done = ran.get_future();
   std::thread thread;
 
-  explicit Server(cla::HttpHandler handler, cla::HttpEndpointOptions options = {}) {
+  explicit Server(cla::HttpHandler handler, cla::HttpEndpointOptions options_in = {}) : options(options_in) {
     auto opened = cla::HttpEndpoint::open(ioc.get_executor(), "127.0.0.1:0", std::move(handler), options);
     BOOST_REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
     endpoint = *opened;
@@ -37,9 +41,11 @@ struct Server {
       ran.set_value();
     });
   }
+  // Every exchange is bounded by the endpoint's timeout: beyond it (plus kMargin) a client gives up.
+  std::chrono::milliseconds ceiling() const { return options.timeout + kMargin; }
   bool stop_and_wait() {
     endpoint->stop();
-    return done.wait_for(3s) == std::future_status::ready;
+    return done.wait_for(ceiling()) == std::future_status::ready;
   }
   ~Server() {
     if (!stop_and_wait()) {
@@ -55,15 +61,17 @@ struct Reply {
   http::response<http::string_body> res;
 };
 
-// A Beast client whose every operation is bounded by a timeout.
+// A Beast client whose every operation is bounded by `limit` (a server's ceiling()).
 struct Client {
+  explicit Client(std::chrono::milliseconds limit_in) : limit(limit_in) {}
+  const std::chrono::milliseconds limit;
   asio::io_context ioc;
   beast::tcp_stream stream{ioc};
   beast::flat_buffer buffer;
 
   error_code connect(std::uint16_t port) {
     error_code result;
-    stream.expires_after(3s);
+    stream.expires_after(limit);
     stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
                          [&](error_code ec) { result = ec; });
     run();
@@ -72,7 +80,7 @@ struct Client {
   Reply send(http::request<http::string_body> req) {
     Reply reply;
     req.prepare_payload();
-    stream.expires_after(3s);
+    stream.expires_after(limit);
     http::async_write(stream, req, [&](error_code ec, std::size_t) {
       if (ec)
         reply.ec = ec;
@@ -91,7 +99,7 @@ struct Client {
   error_code wait_closed() {
     error_code result;
     char byte;
-    stream.expires_after(3s);
+    stream.expires_after(limit);
     stream.async_read_some(asio::buffer(&byte, 1), [&](error_code ec, std::size_t) { result = ec; });
     run();
     return result;
@@ -120,7 +128,7 @@ BOOST_AUTO_TEST_SUITE(http_endpoint_test)
 
 BOOST_AUTO_TEST_CASE(serves_every_path_over_one_kept_alive_connection) {
   Server server(agent_handler());
-  Client client;
+  Client client(server.ceiling());
   BOOST_REQUIRE(!client.connect(server.endpoint->port()));
   auto health = client.get("/healthz");
   BOOST_REQUIRE(!health.ec);
@@ -147,16 +155,19 @@ BOOST_AUTO_TEST_CASE(serves_every_path_over_one_kept_alive_connection) {
 
 BOOST_AUTO_TEST_CASE(oversized_requests_are_refused) {
   Server server(agent_handler());
-  Client headers;
+  Client headers(server.ceiling());
   BOOST_REQUIRE(!headers.connect(server.endpoint->port()));
   http::request<http::string_body> big{http::verb::get, "/healthz", 11};
   big.set("X-Padding", std::string(16 * 1024, 'a'));
   auto refused = headers.send(big);
   BOOST_REQUIRE_MESSAGE(!refused.ec, refused.ec.message());
   BOOST_TEST(refused.res.result_int() == 431u);
+  const auto refused_at = std::chrono::steady_clock::now();
   BOOST_TEST(closed_by_peer(headers.wait_closed()));
+  // Closed at once, not by the idle timeout.
+  BOOST_TEST((std::chrono::steady_clock::now() - refused_at < server.options.timeout));
 
-  Client body;
+  Client body(server.ceiling());
   BOOST_REQUIRE(!body.connect(server.endpoint->port()));
   http::request<http::string_body> post{http::verb::post, "/state", 11};
   post.body() = std::string(64 * 1024, 'b');
@@ -169,35 +180,35 @@ BOOST_AUTO_TEST_CASE(connections_beyond_the_cap_are_closed) {
   Server server(agent_handler(), cla::HttpEndpointOptions{.max_connections = 4});
   std::vector<std::unique_ptr<Client>> held;
   for (int i = 0; i < 4; ++i) {
-    held.push_back(std::make_unique<Client>());
+    held.push_back(std::make_unique<Client>(server.ceiling()));
     BOOST_REQUIRE(!held.back()->connect(server.endpoint->port()));
     BOOST_REQUIRE(held.back()->get("/healthz").res.result_int() == 200u);  // accepted and being served
   }
   for (int i = 0; i < 3; ++i) {
-    Client extra;
+    Client extra(server.ceiling());
     BOOST_REQUIRE(!extra.connect(server.endpoint->port()));
     auto reply = extra.get("/healthz");
     BOOST_TEST(reply.ec, "connection " << i << " beyond the cap was served");
   }
   held.pop_back();  // frees a slot once the server sees the close
-  bool served = false;
-  for (int attempt = 0; attempt < 50 && !served; ++attempt) {
-    Client next;
-    if (!next.connect(server.endpoint->port())) served = next.get("/healthz").res.result_int() == 200u;
-    if (!served) std::this_thread::sleep_for(20ms);
-  }
-  BOOST_TEST(served);
+  BOOST_TEST(cla::test::wait_until(
+      [&] {
+        Client next(server.ceiling());
+        return !next.connect(server.endpoint->port()) && next.get("/healthz").res.result_int() == 200u;
+      },
+      kMargin));
   for (auto& client : held) BOOST_TEST(client->get("/metrics").res.result_int() == 200u);
 }
 
 BOOST_AUTO_TEST_CASE(idle_connections_time_out) {
   Server server(agent_handler(), cla::HttpEndpointOptions{.timeout = 200ms});
-  Client idle;
+  Client idle(server.ceiling());
   BOOST_REQUIRE(!idle.connect(server.endpoint->port()));
   const auto start = std::chrono::steady_clock::now();
   const error_code ec = idle.wait_closed();
+  // By the server (the client's own limit would be a timeout), and not before its timeout.
   BOOST_TEST(closed_by_peer(ec), ec.message());
-  BOOST_TEST((std::chrono::steady_clock::now() - start < 2s));
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= server.options.timeout));
 }
 
 BOOST_AUTO_TEST_CASE(a_throwing_handler_gets_500_and_the_server_goes_on) {
@@ -205,7 +216,7 @@ BOOST_AUTO_TEST_CASE(a_throwing_handler_gets_500_and_the_server_goes_on) {
     if (target == "/boom") throw std::runtime_error("state unavailable");
     return cla::HttpResponse{200, "text/plain", "fine"};
   });
-  Client client;
+  Client client(server.ceiling());
   BOOST_REQUIRE(!client.connect(server.endpoint->port()));
   auto boom = client.get("/boom");
   BOOST_TEST(boom.res.result_int() == 500u);
@@ -215,12 +226,14 @@ BOOST_AUTO_TEST_CASE(a_throwing_handler_gets_500_and_the_server_goes_on) {
 BOOST_AUTO_TEST_CASE(stop_closes_the_listener_and_every_connection) {
   Server server(agent_handler());
   const auto port = server.endpoint->port();
-  Client held;
+  Client held(server.ceiling());
   BOOST_REQUIRE(!held.connect(port));
   BOOST_REQUIRE(held.get("/healthz").res.result_int() == 200u);
+  const auto stopped_at = std::chrono::steady_clock::now();
   BOOST_TEST(server.stop_and_wait());
   BOOST_TEST(closed_by_peer(held.wait_closed()));
-  Client late;
+  BOOST_TEST((std::chrono::steady_clock::now() - stopped_at < server.options.timeout));  // not by idling
+  Client late(server.ceiling());
   BOOST_TEST(late.connect(port) == asio::error::connection_refused);
 }
 

@@ -22,17 +22,20 @@ using cla::test::options_for;
 BOOST_AUTO_TEST_SUITE(imds_client_connection_test)
 
 BOOST_AUTO_TEST_CASE(the_first_call_gets_the_long_timeout_until_one_succeeds) {
-  ImdsEmulatorProcess emulator({{"vm0", 0}, {"vm1", 1}}, {"--first-call-delay-ms", "1200"});
+  constexpr auto first_call_delay = 1200ms;  // held from the request's arrival
+  constexpr auto timeout = first_call_delay / 4;
+  ImdsEmulatorProcess emulator({{"vm0", 0}, {"vm1", 1}},
+                               {"--first-call-delay-ms", std::to_string(first_call_delay.count())});
   asio::io_context ioc;
-  auto patient_options = options_for(emulator, "vm0", 300ms);
-  patient_options.first_request_timeout = 5s;
+  auto patient_options = options_for(emulator, "vm0", timeout);
+  patient_options.first_request_timeout = 4 * first_call_delay;
   cla::ImdsClient patient(ioc.get_executor(), patient_options);
   const auto start = std::chrono::steady_clock::now();
   BOOST_TEST(await(ioc, patient.get_scheduled_events()).ok());
-  BOOST_TEST((std::chrono::steady_clock::now() - start >= 1150ms));
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= first_call_delay));
   BOOST_TEST(await(ioc, patient.get_scheduled_events()).ok());
 
-  cla::ImdsClient hasty(ioc.get_executor(), options_for(emulator, "vm1", 300ms));
+  cla::ImdsClient hasty(ioc.get_executor(), options_for(emulator, "vm1", timeout));
   const auto first = await(ioc, hasty.get_scheduled_events());
   BOOST_TEST_REQUIRE(!first.ok());
   BOOST_TEST((first.error().kind == Kind::timeout));

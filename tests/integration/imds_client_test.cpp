@@ -7,6 +7,7 @@
 
 #include "imds_client_support.hpp"
 #include "imds_emulator_process.hpp"
+#include "wait_margin.hpp"
 
 namespace {
 
@@ -25,7 +26,8 @@ std::string lower(std::string s) {
 struct Fixture {
   ImdsEmulatorProcess emulator{{{"vm0", 0}, {"vm1", 1}}};
   asio::io_context ioc;
-  cla::ImdsClient client{ioc.get_executor(), options_for(emulator, "vm0")};
+  const cla::ImdsClientOptions options = options_for(emulator, "vm0");
+  cla::ImdsClient client{ioc.get_executor(), options};
 
   cla::EventsDocument get() {
     auto r = await(ioc, client.get_scheduled_events());
@@ -148,9 +150,11 @@ BOOST_FIXTURE_TEST_CASE(faults_are_classified_and_the_connection_renewed, Fixtur
 }
 
 BOOST_FIXTURE_TEST_CASE(a_delay_beyond_the_timeout_is_a_timeout, Fixture) {
-  cla::ImdsClient quick(ioc.get_executor(), options_for(emulator, "vm0", 300ms));
+  constexpr auto timeout = 300ms;
+  constexpr auto delay = 10 * timeout;
+  cla::ImdsClient quick(ioc.get_executor(), options_for(emulator, "vm0", timeout));
   BOOST_TEST(await(ioc, quick.get_scheduled_events()).ok());
-  emulator.set_fault({{"delay_ms", 3000}, {"count", 1}});
+  emulator.set_fault({{"delay_ms", delay.count()}, {"count", 1}});
   const auto start = std::chrono::steady_clock::now();
   const auto r = await(ioc, quick.get_scheduled_events());
   const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -158,7 +162,8 @@ BOOST_FIXTURE_TEST_CASE(a_delay_beyond_the_timeout_is_a_timeout, Fixture) {
   BOOST_TEST((r.error().kind == Kind::timeout), cla::describe(r.error()));
   BOOST_TEST(r.error().retryable());
   BOOST_TEST(r.error().detail.find("300 ms") != std::string::npos);
-  BOOST_TEST((elapsed >= 250ms && elapsed < 1500ms));
+  // Not before the timeout, and ended by it: the delayed answer would have ended the call only after `delay`.
+  BOOST_TEST((elapsed >= timeout && elapsed < delay));
   BOOST_TEST(
       await(ioc, quick.get_scheduled_events()).ok());  // count was 1: answered again, on a new connection
 }
@@ -167,11 +172,12 @@ BOOST_FIXTURE_TEST_CASE(a_delay_beyond_the_timeout_is_a_timeout, Fixture) {
 // does, once the deadline has come, and the call ends as a timeout.
 BOOST_FIXTURE_TEST_CASE(a_deadline_watched_by_the_caller_ends_the_call_when_the_caller_checks, Fixture) {
   constexpr auto timeout = 300ms;
-  auto options = options_for(emulator, "vm0", timeout);
-  options.deadline_watch = cla::DeadlineWatch::caller;
-  cla::ImdsClient watched(ioc.get_executor(), options);
+  constexpr auto delay = 10 * timeout;
+  auto watched_options = options_for(emulator, "vm0", timeout);
+  watched_options.deadline_watch = cla::DeadlineWatch::caller;
+  cla::ImdsClient watched(ioc.get_executor(), watched_options);
   BOOST_TEST(await(ioc, watched.get_scheduled_events()).ok());
-  emulator.set_fault({{"delay_ms", 3000}, {"count", 1}});
+  emulator.set_fault({{"delay_ms", delay.count()}, {"count", 1}});
   std::optional<cla::Result<cla::EventsDocument, cla::ImdsFailure>> r;
   asio::co_spawn(
       ioc, [&]() -> asio::awaitable<void> { r.emplace(co_await watched.get_scheduled_events()); },
@@ -185,9 +191,9 @@ BOOST_FIXTURE_TEST_CASE(a_deadline_watched_by_the_caller_ends_the_call_when_the_
   BOOST_TEST_REQUIRE(!r.has_value());
   watched.expire_overdue(std::chrono::steady_clock::now());
   ioc.restart();
-  while (!r && ioc.run_one_for(1s) > 0) {
+  while (!r && ioc.run_one_until(start + delay) > 0) {
   }
-  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST_REQUIRE(r.has_value(), "the call outlived the delayed answer");
   BOOST_TEST_REQUIRE(!r->ok());
   BOOST_TEST((r->error().kind == Kind::timeout), cla::describe(r->error()));
   BOOST_TEST(await(ioc, watched.get_scheduled_events()).ok());  // answered again, on a new connection
@@ -241,7 +247,9 @@ BOOST_FIXTURE_TEST_CASE(an_answer_watched_by_the_caller_is_read_by_woke, Fixture
 
 BOOST_FIXTURE_TEST_CASE(cancel_aborts_the_call_in_flight_and_those_queued, Fixture) {
   get();
-  emulator.set_fault({{"delay_ms", 5000}});
+  constexpr auto cancel_after = 200ms;
+  constexpr auto delay = 25 * cancel_after;
+  emulator.set_fault({{"delay_ms", delay.count()}});
   std::optional<cla::Result<cla::EventsDocument, cla::ImdsFailure>> polled;
   std::optional<std::optional<cla::ImdsFailure>> approved;
   asio::co_spawn(
@@ -250,13 +258,14 @@ BOOST_FIXTURE_TEST_CASE(cancel_aborts_the_call_in_flight_and_those_queued, Fixtu
   asio::co_spawn(
       ioc, [&]() -> asio::awaitable<void> { approved.emplace(co_await client.approve("X")); },
       asio::detached);
-  asio::steady_timer later(ioc, 200ms);
-  later.async_wait([&](boost::system::error_code) { client.cancel(); });
   const auto start = std::chrono::steady_clock::now();
+  asio::steady_timer later(ioc, cancel_after);
+  later.async_wait([&](boost::system::error_code) { client.cancel(); });
   ioc.restart();
-  while (!(polled && approved) && ioc.run_one_for(2s) > 0) {
+  while (!(polled && approved) && ioc.run_one_until(start + delay) > 0) {
   }
-  BOOST_TEST((std::chrono::steady_clock::now() - start < 1s));
+  // Ended by the cancel: the client's timeout (shorter than the delay) would have ended it later.
+  BOOST_TEST((std::chrono::steady_clock::now() - start < options.request_timeout));
   BOOST_TEST_REQUIRE((polled && approved));
   BOOST_TEST_REQUIRE(!polled->ok());
   BOOST_TEST((polled->error().kind == Kind::cancelled));
@@ -279,8 +288,10 @@ BOOST_FIXTURE_TEST_CASE(overlapping_calls_queue_on_the_one_connection, Fixture) 
           ++finished;
         },
         asio::detached);
+  // Each call ends by its timeout at the latest, one after the other.
+  const auto deadline = std::chrono::steady_clock::now() + 3 * options.request_timeout + cla::test::kMargin;
   ioc.restart();
-  while (finished < 3 && ioc.run_one_for(5s) > 0) {
+  while (finished < 3 && ioc.run_one_until(deadline) > 0) {
   }
   BOOST_TEST(finished == 3);
   const auto requests = emulator.requests();
@@ -289,9 +300,9 @@ BOOST_FIXTURE_TEST_CASE(overlapping_calls_queue_on_the_one_connection, Fixture) 
 }
 
 BOOST_FIXTURE_TEST_CASE(an_oversized_body_is_refused, Fixture) {
-  auto options = options_for(emulator, "vm0");
-  options.body_limit = 256;
-  cla::ImdsClient small(ioc.get_executor(), options);
+  auto small_options = options_for(emulator, "vm0");
+  small_options.body_limit = 256;
+  cla::ImdsClient small(ioc.get_executor(), small_options);
   emulator.add_event(
       {{"type", "Freeze"}, {"resources", {"vm0", "vm1"}}, {"description", std::string(400, 'x')}});
   const auto r = await(ioc, small.get_scheduled_events());

@@ -16,6 +16,8 @@ namespace {
 namespace http = boost::beast::http;
 using namespace std::chrono_literals;
 using cla::test::ImdsEmulatorProcess;
+using cla::test::kMargin;
+using cla::test::until;
 
 // A hook that appends one line per run: "PHASE VM ID TYPE SOURCE DURATION", then fails for vm1 and, when
 // HOLD names a file, waits for it to exist before exiting (so the test can prove that the server goes on).
@@ -70,14 +72,17 @@ BOOST_AUTO_TEST_CASE(start_and_end_per_listed_vm_a_failing_or_held_hook_never_st
                                              {"not_before_in_s", notice_s},
                                              {"duration_s", duration_s},
                                              {"complete_after_s", complete_after_s}});
-  const auto lifetime = std::chrono::seconds(notice_s + duration_s + complete_after_s);
+  const cla::WallTime not_before(
+      std::chrono::milliseconds(emulator.events().at(0).at("not_before_ms").to_number<std::int64_t>()));
+  const cla::WallTime removal = not_before + std::chrono::seconds(duration_s + complete_after_s);
   const std::string tail = " " + id + " Freeze Platform " + std::to_string(duration_s);
 
   // vm0's start run holds until released; vm1's fails at once. The server answers meanwhile and the event
   // runs its course (it is removed after its duration: the hook does not hold the model either).
-  BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return has_run(dir, "start vm0" + tail); }, lifetime + 10s));
-  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "start vm1" + tail); }, 10s));
-  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "end vm1" + tail); }, lifetime + 10s));
+  BOOST_TEST_REQUIRE(
+      cla::test::wait_until([&] { return has_run(dir, "start vm0" + tail); }, until(not_before)));
+  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "start vm1" + tail); }, kMargin));
+  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "end vm1" + tail); }, until(removal)));
   BOOST_TEST(emulator.events().empty());
   const auto reply =
       cla::test::http_call(emulator.vm_port("vm0"), http::verb::get,
@@ -86,16 +91,16 @@ BOOST_AUTO_TEST_CASE(start_and_end_per_listed_vm_a_failing_or_held_hook_never_st
   BOOST_TEST(!has_run(dir, "end vm0" + tail));  // vm0's runs keep their order: end waits for start
 
   cla::test::write_text(dir.file("release"), "");
-  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "end vm0" + tail); }, 10s));
+  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "end vm0" + tail); }, kMargin));
 
   // A hardware failure (Started at once) cancelled: start then end, for vm2 only.
   const std::string failed = emulator.add_event(
       {{"type", "Reboot"}, {"resources", {"vm2"}}, {"started", true}, {"complete_after_s", 600}});
   BOOST_TEST(cla::test::wait_until(
-      [&] { return has_run(dir, "start vm2 " + failed + " Reboot Platform -1"); }, 10s));
+      [&] { return has_run(dir, "start vm2 " + failed + " Reboot Platform -1"); }, kMargin));
   emulator.cancel_event(failed);
-  BOOST_TEST(
-      cla::test::wait_until([&] { return has_run(dir, "end vm2 " + failed + " Reboot Platform -1"); }, 10s));
+  BOOST_TEST(cla::test::wait_until([&] { return has_run(dir, "end vm2 " + failed + " Reboot Platform -1"); },
+                                   kMargin));
 
   const auto all = runs(dir);
   BOOST_TEST(all.size() == 6u);

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <thread>
 
+#include "agent_scenario.hpp"
 #include "imds_emulator_process.hpp"
 
 namespace {
@@ -14,6 +15,7 @@ using namespace std::chrono_literals;
 using cla::test::EmulatorVm;
 using cla::test::http_call;
 using cla::test::ImdsEmulatorProcess;
+using cla::test::kMargin;
 
 const std::string kEvents = "/metadata/scheduledevents?api-version=2020-07-01";
 const cla::test::Headers kMetadata = {{"Metadata", "true"}};
@@ -76,13 +78,27 @@ BOOST_AUTO_TEST_CASE(a_port_in_use_exits_1) {
 
 BOOST_AUTO_TEST_CASE(sigterm_stops_it_with_exit_0_even_with_a_request_held) {
   ImdsEmulatorProcess emulator({{"vm0", 0}}, {"--first-call-delay-ms", "60000"});
+  const auto get = [&] {
+    return http_call(emulator.vm_port("vm0"), http::verb::get, kEvents, {}, kMetadata, kMargin);
+  };
   std::thread held([&] {
     try {
-      http_call(emulator.vm_port("vm0"), http::verb::get, kEvents, {}, kMetadata, 3s);
+      get();
     } catch (const std::exception&) {  // the connection dies with the emulator: expected
     }
   });
-  std::this_thread::sleep_for(200ms);
+  // Only vm0's first GET is held: once a GET is answered, an earlier one is held (the thread's, or a probe's
+  // that timed out, which the emulator holds all the same).
+  const bool holding = cla::test::wait_until(
+      [&] {
+        try {
+          return get().status == 200u;
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      2 * kMargin);
+  BOOST_TEST_REQUIRE(holding);
   BOOST_TEST(emulator.stop() == 0);
   held.join();
 }
@@ -129,11 +145,14 @@ BOOST_AUTO_TEST_CASE(documented_bad_requests_over_the_wire) {
 BOOST_AUTO_TEST_CASE(events_move_in_real_time_and_every_vm_counts_each_change) {
   ImdsEmulatorProcess emulator({{"vm0", 0}, {"vm1", 1}});
   BOOST_TEST(document(emulator, "vm0").at("DocumentIncarnation").as_int64() == 1);
+  constexpr std::int64_t complete_after_s = 1;
   const std::string id = emulator.add_event({{"type", "Freeze"},
                                              {"resources", {"vm0", "vm1"}},
                                              {"not_before_in_s", 1},
                                              {"duration_s", 0},
-                                             {"complete_after_s", 1}});
+                                             {"complete_after_s", complete_after_s}});
+  const cla::WallTime not_before(
+      std::chrono::milliseconds(emulator.events().at(0).at("not_before_ms").to_number<std::int64_t>()));
   const auto scheduled = document(emulator, "vm1");
   BOOST_TEST(scheduled.at("DocumentIncarnation").as_int64() == 2);
   BOOST_TEST(scheduled.at("Events").as_array().at(0).at("EventStatus").as_string() == "Scheduled");
@@ -145,14 +164,15 @@ BOOST_AUTO_TEST_CASE(events_move_in_real_time_and_every_vm_counts_each_change) {
         return !d.at("Events").as_array().empty() &&
                d.at("Events").as_array().at(0).at("EventStatus").as_string() == "Started";
       },
-      3s);
+      cla::test::until(not_before));
   BOOST_TEST_REQUIRE(started.at("Events").as_array().size() == 1u);
   BOOST_TEST(started.at("Events").as_array().at(0).at("EventStatus").as_string() == "Started");
   BOOST_TEST(started.at("Events").as_array().at(0).at("NotBefore").as_string() == "");
   BOOST_TEST(started.at("DocumentIncarnation").as_int64() == 3);
 
   const auto gone = poll_until(
-      emulator, "vm1", [](const boost::json::object& d) { return d.at("Events").as_array().empty(); }, 3s);
+      emulator, "vm1", [](const boost::json::object& d) { return d.at("Events").as_array().empty(); },
+      cla::test::until(not_before + std::chrono::seconds(complete_after_s)));
   BOOST_TEST(gone.at("Events").as_array().empty());
   BOOST_TEST(gone.at("DocumentIncarnation").as_int64() == 4);
   BOOST_TEST(document(emulator, "vm0").at("DocumentIncarnation").as_int64() == 4);

@@ -4,10 +4,12 @@
 #include "cassandra/nodetool_runner.hpp"
 #include "cassandra/sim/sim_cluster_json.hpp"
 #include "cassandra_support.hpp"
+#include "wait_margin.hpp"
 
 using namespace std::chrono_literals;
 using cla::test::run_blocking;
 using Clock = std::chrono::steady_clock;
+using cla::test::kMargin;
 
 namespace {
 
@@ -39,10 +41,14 @@ BOOST_AUTO_TEST_CASE(run_appends_the_subcommand_to_the_prefix) {
 }
 
 BOOST_AUTO_TEST_CASE(each_attempt_is_bounded_by_the_command_timeout) {
-  cla::NodetoolRunner runner({"sleep"}, 1s);
-  const auto outcome = run_blocking(runner.run("30"));
+  constexpr auto timeout = 1s;
+  constexpr auto sleeps = 30s;
+  static_assert(timeout + kMargin < sleeps, "a timeout that never fires must fail the bound below");
+  cla::NodetoolRunner runner({"sleep"}, timeout);
+  const auto outcome = run_blocking(runner.run(std::to_string(sleeps.count())));
   BOOST_TEST(outcome.timed_out);
-  BOOST_TEST(outcome.duration < 3s);
+  BOOST_TEST((outcome.duration >= timeout));
+  BOOST_TEST((outcome.duration < timeout + kMargin));  // killed at the timeout, then reaped
 }
 
 BOOST_AUTO_TEST_CASE(fails_twice_then_succeeds) {
@@ -54,20 +60,25 @@ BOOST_AUTO_TEST_CASE(fails_twice_then_succeeds) {
   BOOST_TEST(outcome.ok());
   BOOST_TEST(outcome.out == "enablegossip done\n");
   BOOST_TEST(attempts == 3);
-  BOOST_TEST((Clock::now() - started >= 60ms));  // slept 20 ms, then 40 ms
+  BOOST_TEST((Clock::now() - started >= cla::retry_delay(1, kFast) + cla::retry_delay(2, kFast)));
 }
 
 BOOST_AUTO_TEST_CASE(gives_up_when_the_next_attempt_could_not_start_before_the_deadline) {
+  constexpr auto delay = 50ms;
+  constexpr auto window = 8 * delay;
   cla::test::TempDir dir;
-  cla::NodetoolRunner runner(flaky_prefix(dir.file("count"), 1000), 5s, cla::Backoff{50ms, 50ms});
+  cla::NodetoolRunner runner(flaky_prefix(dir.file("count"), 1000), 5s, cla::Backoff{delay, delay});
   int attempts = 0;
   const auto started = Clock::now();
-  const auto outcome = run_blocking(runner.run_until("disablebinary", started + 400ms, &attempts));
+  const auto outcome = run_blocking(runner.run_until("disablebinary", started + window, &attempts));
+  const auto elapsed = Clock::now() - started;
   BOOST_TEST(!outcome.ok());
   BOOST_TEST(cla::is_connect_failure(outcome));
-  BOOST_TEST(attempts >= 2);
-  BOOST_TEST(attempts <= 8);
-  BOOST_TEST((Clock::now() - started < 400ms + 1s));
+  // Not before the next attempt could no longer start in time, and the k-th attempt starts (k-1) delays in
+  // at the earliest, before the deadline.
+  BOOST_TEST((elapsed + delay >= window));
+  BOOST_TEST(attempts <= window / delay);
+  BOOST_TEST((elapsed < window + kMargin));  // the last attempt, started in time, is one quick /bin/sh
   BOOST_TEST(std::stoi(cla::test::read_text(dir.file("count"))) == attempts);
 }
 
@@ -82,7 +93,7 @@ BOOST_AUTO_TEST_CASE(one_attempt_even_past_the_deadline_and_none_more_with_the_d
   const auto started = Clock::now();
   BOOST_TEST(!run_blocking(standard.run_until("drain", started + 500ms, &attempts)).ok());
   BOOST_TEST(attempts == 1);
-  BOOST_TEST((Clock::now() - started < 500ms));
+  BOOST_TEST((Clock::now() - started < cla::Backoff{}.initial));  // gave up without sleeping the backoff
 }
 
 BOOST_AUTO_TEST_CASE(retries_a_nodetool_sim_fault_with_times) {

@@ -18,6 +18,7 @@
 
 using namespace std::chrono_literals;
 using cla::CommandOutcome;
+using cla::test::kMargin;
 using cla::test::run_blocking;
 
 namespace {
@@ -63,10 +64,11 @@ BOOST_FIXTURE_TEST_CASE(exit_code_and_separate_streams, NoLeftovers) {
 }
 
 BOOST_FIXTURE_TEST_CASE(program_found_through_path_and_stdin_is_dev_null, NoLeftovers) {
-  const auto outcome = run({"cat"}, 5s);  // would wait forever on an inherited terminal or pipe
+  constexpr auto timeout = 5s;
+  const auto outcome = run({"cat"}, timeout);  // would wait forever on an inherited terminal or pipe
   BOOST_TEST(outcome.ok());
   BOOST_TEST(outcome.out.empty());
-  BOOST_TEST(outcome.duration < 5s);
+  BOOST_TEST(outcome.duration < timeout);
 }
 
 BOOST_FIXTURE_TEST_CASE(arguments_are_never_interpreted_by_a_shell, NoLeftovers) {
@@ -76,13 +78,16 @@ BOOST_FIXTURE_TEST_CASE(arguments_are_never_interpreted_by_a_shell, NoLeftovers)
 }
 
 BOOST_FIXTURE_TEST_CASE(timeout_kills_and_reaps_the_child, NoLeftovers) {
-  const auto outcome = sh("echo $$; exec sleep 30", 300ms);
+  constexpr auto timeout = 300ms;
+  constexpr auto sleeps = 30s;
+  static_assert(timeout + kMargin < sleeps, "a timeout that never fires must fail the bound below");
+  const auto outcome = sh("echo $$; exec sleep " + std::to_string(sleeps.count()), timeout);
   BOOST_TEST(outcome.timed_out);
   BOOST_TEST(outcome.term_signal == SIGKILL);
   BOOST_TEST(outcome.exit_code == -1);
   BOOST_TEST(!outcome.ok());
-  BOOST_TEST(outcome.duration >= 300ms);
-  BOOST_TEST(outcome.duration < 3s);
+  BOOST_TEST(outcome.duration >= timeout);
+  BOOST_TEST(outcome.duration < timeout + kMargin);  // killed at the timeout, then reaped
   BOOST_TEST(outcome.summary().starts_with("timed out after "));
   BOOST_TEST(process_gone(std::stoi(outcome.out)));
 }
@@ -167,8 +172,12 @@ BOOST_FIXTURE_TEST_CASE(cancelling_the_caller_kills_and_reaps_the_child, NoLefto
   boost::asio::cancellation_signal cancel;
   bool finished = false;
   std::exception_ptr error;
+  constexpr auto timeout = 30s;  // as long as the child sleeps: only the cancel ends the call earlier
   boost::asio::co_spawn(
-      io, cla::run_command({"/bin/sh", "-c", "echo $$ > " + pid_file + "; exec sleep 30"}, 30s),
+      io,
+      cla::run_command(
+          {"/bin/sh", "-c", "echo $$ > " + pid_file + "; exec sleep " + std::to_string(timeout.count())},
+          timeout),
       boost::asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, CommandOutcome) {
         finished = true;
         error = e;
@@ -189,7 +198,7 @@ BOOST_FIXTURE_TEST_CASE(cancelling_the_caller_kills_and_reaps_the_child, NoLefto
   io.run();
   BOOST_TEST(finished);
   BOOST_TEST(static_cast<bool>(error));  // cancellation reaches the caller as an exception
-  BOOST_TEST((std::chrono::steady_clock::now() - started < 5s));
+  BOOST_TEST((std::chrono::steady_clock::now() - started < timeout));
   BOOST_TEST(process_gone(std::stoi(cla::test::read_text(pid_file))));
 }
 
@@ -201,7 +210,7 @@ BOOST_FIXTURE_TEST_CASE(a_daemon_the_child_starts_does_not_hold_its_output_open,
   BOOST_TEST(!outcome.timed_out);
   const pid_t daemon = std::stoi(outcome.out);
   BOOST_TEST(::kill(daemon, SIGKILL) == 0);
-  BOOST_TEST(cla::test::wait_until([&] { return process_gone(daemon); }, 10s));
+  BOOST_TEST(cla::test::wait_until([&] { return process_gone(daemon); }, kMargin));
 }
 
 BOOST_AUTO_TEST_CASE(resolve_program_follows_path_order) {

@@ -362,6 +362,30 @@ BOOST_AUTO_TEST_CASE(drain_failure_is_logged_and_never_approved_then_restored_on
   BOOST_TEST(logged(a, "restore_completed"));
 }
 
+// The document flaps: the event is gone while its approval is on its way. The approval may still start the
+// impact, so the node stays drained until Azure has answered; then it is restored.
+BOOST_AUTO_TEST_CASE(no_restore_starts_while_an_approval_is_in_flight) {
+  Core core = started_core();
+  const auto freeze = doc(2, {{.type = "Freeze", .duration_s = 30}});
+  Driver d{core};
+  d.feed(freeze);
+  d.now = T0 + 15min - 30s;
+  Actions a = core.on_timer(d.now);  // the drain is due: run it by hand, up to the approval
+  BOOST_REQUIRE(all_of<CheckSafety>(a).size() == 1u);
+  a = core.on_safety(SafetyResult{true, "ok", {}}, d.now);
+  while (!steps(a).empty()) a = core.on_step_done(steps(a).front(), StepOutcome{true, false, ""}, d.now);
+  BOOST_REQUIRE((approvals(a) == std::vector<std::string>{"E1"}));
+
+  a = core.on_document(doc(3, {}), d.now);
+  BOOST_TEST(logged(a, "event_removed"));
+  BOOST_TEST(steps(a).empty(), "no restore step while the approval is in flight");
+  BOOST_TEST(core.state().node.out_of_service);
+
+  a = d.run(core.on_approval_done("E1", ApprovalOutcome{ApprovalResult::ok, ""}, d.now));
+  BOOST_TEST((steps(a) == kRestore));
+  BOOST_TEST(logged(a, "restore_completed"));
+}
+
 BOOST_AUTO_TEST_CASE(approval_is_retried_on_network_errors_but_not_after_a_400) {
   Core core = started_core();
   Driver d{core};
