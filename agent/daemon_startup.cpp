@@ -56,6 +56,7 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   for (const char* sub : {"statusgossip", "statusbinary"}) {
     if (stopping_) break;
     const CommandOutcome out = co_await nodetool(sub);
+    if (stopping_) break;  // its child was stopped with the agent: nothing to report after agent_stopped
     const auto running = running_state(out);
     if (!running) {
       log_line(LogLevel::warning, "node_status_unknown",
