@@ -76,11 +76,11 @@ BOOST_AUTO_TEST_CASE(usage_errors_say_what_is_wrong_in_one_line) {
 
 BOOST_AUTO_TEST_CASE(help_text_teaches_options_exit_codes_and_a_config) {
   const std::string help = cla::help_text();
-  for (const char* needle :
-       {"--config FILE", "--check", "--dry-run", "--help", "--version", "0  clean stop",
-        "1  fatal runtime error", "2  usage or configuration error", "SIGHUP", "node.resource_name",
-        "fault_domain_racks", "http://169.254.169.254", "Examples:"})
+  for (const char* needle : {"--config FILE", "--check", "--dry-run", "--help", "--version", "0  clean stop",
+                             "1  fatal runtime error", "2  usage or configuration error", "SIGHUP",
+                             "node.resource_name", "fault_domain_racks", "Examples:"})
     BOOST_TEST(help.find(needle) != std::string::npos, "help lacks: " << needle);
+  BOOST_TEST(help.find(cla::ImdsConfig{}.endpoint) != std::string::npos, "help lacks the default endpoint");
 
   // The minimal example config in the help must itself be a valid config.
   const auto start = help.find("\n  {\n");
