@@ -54,7 +54,6 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   info.boot_id = read_boot_id();
   if (info.boot_id.empty()) log_line(LogLevel::warning, "boot_id_unknown", {});
   for (const char* sub : {"statusgossip", "statusbinary"}) {
-    if (stopping_) break;
     const CommandOutcome out = co_await nodetool(sub);
     if (stopping_) break;  // its child was stopped with the agent: nothing to report after agent_stopped
     const auto running = running_state(out);
