@@ -54,7 +54,7 @@ int main(int argc, char** argv) try {
     l->request_stop("work ended");
   }(daemon.get(), &life));
   const int exit_code = life.run(&daemon->ticks());
-  life.finish_cancelled_work();
+  if (exit_code != cla::kExitClean) life.finish_cancelled_work();
   daemon->finish(std::chrono::seconds(3));  // coordinated mode: revoke the etcd lease
   cla::shutdown_logging();
   return exit_code;

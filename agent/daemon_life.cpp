@@ -110,6 +110,8 @@ int DaemonLife::run(TickSource* ticks) {
     log_line(LogLevel::error, "fatal_error", {{"error", "unknown exception"}});
     return kExitFatal;
   }
+  // What the stop cancelled resumes and ends before agent_stopped, so that what it logs comes first.
+  finish_cancelled_work();
   const auto uptime = std::chrono::steady_clock::now() - started_at_;
   log_line(LogLevel::info, "agent_stopped",
            {{"reason", stop_reason_},

@@ -2,12 +2,16 @@
 // the ticks the run loop fires.
 #include "agent/daemon_life.hpp"
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/test/unit_test.hpp>
 #include <stdexcept>
 #include <vector>
 
 #include "agent/cli.hpp"
+#include "agent/log.hpp"
 
 namespace {
 
@@ -73,6 +77,26 @@ BOOST_AUTO_TEST_CASE(a_requested_stop_runs_hooks_and_logs_started_then_stopped) 
   BOOST_TEST(started.at("config") == boost::json::value(cla::config_to_json(test_config())));
   BOOST_TEST(lines[1].at("msg").as_string() == "agent_stopped");
   BOOST_TEST(lines[1].at("reason").as_string() == "test");
+}
+
+// A stop cancels work in flight (a nodetool child, a request); what that work logs as it ends comes before
+// agent_stopped, which is the last line.
+BOOST_AUTO_TEST_CASE(work_the_stop_cancelled_logs_before_agent_stopped) {
+  cla::LogCapture capture;
+  cla::DaemonLife life(test_config(), false);
+  boost::asio::steady_timer in_flight(life.io(), std::chrono::hours(1));
+  life.on_stop([&] { in_flight.cancel(); });
+  life.spawn([](boost::asio::steady_timer& t) -> boost::asio::awaitable<void> {
+    boost::system::error_code ec;
+    co_await t.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    cla::log_line(cla::LogLevel::info, "work_ended", {{"error", ec.message()}});
+  }(in_flight));
+  boost::asio::post(life.io(), [&] { life.request_stop("test"); });
+  BOOST_TEST(life.run() == cla::kExitClean);
+  const auto lines = capture.lines();
+  BOOST_TEST_REQUIRE(lines.size() == 3u);
+  BOOST_TEST(lines[1].at("msg").as_string() == "work_ended");
+  BOOST_TEST(lines[2].at("msg").as_string() == "agent_stopped");
 }
 
 BOOST_AUTO_TEST_CASE(an_exception_escaping_the_work_is_a_fatal_error) {
