@@ -55,6 +55,7 @@ class Metrics {
   prometheus::Counter& unsafe_blocks_;
   prometheus::Family<prometheus::Histogram>& nodetool_seconds_;
   prometheus::Gauge& last_poll_success_;
+  prometheus::Counter& imds_ok_;
 };
 
 // The event type label for an EventType as received: Freeze, Reboot, Redeploy, Preempt, Terminate
