@@ -138,7 +138,7 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
   steps.stage = "write";
   if ((steps.ec = co_await send(request))) co_return;
   steps.stage = "read";
-  http::response_parser<http::string_body> parser;
+  AnswerParser parser;
   parser.body_limit(body_limit_);
   parser.eager(true);
   if ((steps.ec = co_await receive(parser, steps.got_some))) co_return;
@@ -181,7 +181,7 @@ asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& 
   if (!steps.ec && generation == generation_) {
     Attempt a;
     a.response = std::move(steps.response);
-    if (!a.response->keep_alive()) close();
+    if (!a.response->keep_alive) close();
     co_return a;
   }
   const bool before_answer = steps.stage != "read" || !steps.got_some;

@@ -8,7 +8,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
-#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <cstdint>
@@ -16,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "imds/answer_parser.hpp"
 #include "imds/loop_wake.hpp"
 #include "state/result.hpp"
 
@@ -57,7 +57,7 @@ enum class AnswerWatch { asio_wait, caller };
 class HttpConnection {
  public:
   using Request = boost::beast::http::request<boost::beast::http::string_body>;
-  using Response = boost::beast::http::response<boost::beast::http::string_body>;
+  using Response = HttpAnswer;
 
   // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,
@@ -95,11 +95,8 @@ class HttpConnection {
   // http_connection_io.cpp: the request out and the answer in, shaped for the idle poll's system calls.
   void serialize(const Request& request);
   boost::asio::awaitable<boost::beast::error_code> send(const Request& request);
-  boost::asio::awaitable<boost::beast::error_code> receive(
-      boost::beast::http::response_parser<boost::beast::http::string_body>& parser, bool& got_some);
-  boost::beast::error_code read_available(
-      boost::beast::http::response_parser<boost::beast::http::string_body>& parser, bool& got_some,
-      bool& drained);
+  boost::asio::awaitable<boost::beast::error_code> receive(AnswerParser& parser, bool& got_some);
+  boost::beast::error_code read_available(AnswerParser& parser, bool& got_some, bool& drained);
   void watch_deadline();
   boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
 

@@ -62,8 +62,7 @@ asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) 
   co_return write_ec;
 }
 
-asio::awaitable<beast::error_code> HttpConnection::receive(http::response_parser<http::string_body>& parser,
-                                                           bool& got_some) {
+asio::awaitable<beast::error_code> HttpConnection::receive(AnswerParser& parser, bool& got_some) {
   for (;;) {
     if (answers_ == AnswerWatch::caller) {
       if (!co_await answer_wake_.next()) co_return asio::error::operation_aborted;
@@ -78,8 +77,7 @@ asio::awaitable<beast::error_code> HttpConnection::receive(http::response_parser
 
 // Reads and parses what the socket holds, without blocking: until the answer is whole (`drained` false), an
 // error, or nothing more to read (`drained` true: wait for more).
-beast::error_code HttpConnection::read_available(http::response_parser<http::string_body>& parser,
-                                                 bool& got_some, bool& drained) {
+beast::error_code HttpConnection::read_available(AnswerParser& parser, bool& got_some, bool& drained) {
   for (;;) {
     beast::error_code ec;
     const std::size_t n = stream_->read_some(buffer_.prepare(kReadSize), ec);

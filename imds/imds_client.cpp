@@ -23,43 +23,45 @@ ImdsFailure failure(Kind kind, std::string detail, int status = 0) {
 }
 
 // The failure for a non-2xx answer, or nullopt.
-std::optional<ImdsFailure> status_failure(const http::response<http::string_body>& res) {
-  const int status = static_cast<int>(res.result_int());
+std::optional<ImdsFailure> status_failure(const HttpAnswer& res) {
+  const int status = res.status;
   if (status >= 200 && status < 300) return std::nullopt;
-  std::string detail = std::to_string(status) + " " + std::string(res.reason());
+  std::string detail = std::to_string(status) + " " + res.reason;
   if (status >= 300 && status < 400) {
-    detail += ", not following Location " + quoted_excerpt(res[http::field::location], 200);
+    detail += ", not following Location " + quoted_excerpt(res.location, 200);
     return failure(Kind::redirect, std::move(detail), status);
   }
-  if (!res.body().empty()) detail += ": " + quoted_excerpt(res.body(), 300);
+  if (!res.body.empty()) detail += ": " + quoted_excerpt(res.body, 300);
   if (status == 429) return failure(Kind::throttled, std::move(detail), status);
   if (status >= 500) return failure(Kind::server_error, std::move(detail), status);
   return failure(Kind::http_status, std::move(detail), status);
 }
 
 // GET answers carry a body only with 200; another 2xx is unexpected.
-std::optional<ImdsFailure> not_200(const http::response<http::string_body>& res) {
-  if (res.result() == http::status::ok) return std::nullopt;
-  return failure(Kind::http_status, std::to_string(res.result_int()) + " instead of 200",
-                 static_cast<int>(res.result_int()));
+std::optional<ImdsFailure> not_200(const HttpAnswer& res) {
+  if (res.status == 200) return std::nullopt;
+  return failure(Kind::http_status, std::to_string(res.status) + " instead of 200", res.status);
 }
 
-ImdsFailure invalid_json(const Error& error, const http::response<http::string_body>& res) {
-  return failure(Kind::invalid_json, error.message + " in " + quoted_excerpt(res.body(), 200));
+ImdsFailure invalid_json(const Error& error, const HttpAnswer& res) {
+  return failure(Kind::invalid_json, error.message + " in " + quoted_excerpt(res.body, 200));
 }
 
 }  // namespace
 
 ImdsClient::ImdsClient(asio::any_io_executor ex, ImdsClientOptions options)
-    : options_(std::move(options)), endpoint_(parse_endpoint(options_.endpoint)), queue_(ex) {
+    : options_(std::move(options)),
+      endpoint_(parse_endpoint(options_.endpoint)),
+      queue_(ex),
+      scheduled_events_get_(request(http::verb::get, scheduled_events_target(), {})) {
   if (!endpoint_) return;
   // IMDS has no DNS name: the host is an IP literal, or localhost taken as 127.0.0.1 without a lookup.
   beast::error_code ec;
   const std::string host = endpoint_->host == "localhost" ? "127.0.0.1" : endpoint_->host;
   asio::ip::make_address(host, ec);
-  if (!ec)
-    connection_.emplace(ex, host, endpoint_->port, options_.body_limit, options_.deadline_watch,
-                        options_.answer_watch);
+  if (ec) return;
+  connection_.emplace(ex, host, endpoint_->port, options_.body_limit, options_.deadline_watch,
+                      options_.answer_watch);
 }
 
 void ImdsClient::expire_overdue(std::chrono::steady_clock::time_point at) {
@@ -85,8 +87,19 @@ std::string ImdsClient::scheduled_events_target() const {
          boost::urls::encode(options_.api_version, boost::urls::unreserved_chars);
 }
 
-asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(http::verb verb, std::string target,
-                                                             std::string body,
+ImdsClient::Request ImdsClient::request(http::verb verb, std::string target, std::string body) const {
+  Request request{verb, target, 11};
+  if (endpoint_) request.set(http::field::host, host_header(*endpoint_));  // else call() fails before sending
+  request.set("Metadata", "true");
+  request.set(http::field::user_agent, "cassandra-lifecycle-agent/" CLA_VERSION);
+  request.keep_alive(true);
+  if (verb == http::verb::post) request.set(http::field::content_type, "application/json");
+  request.body() = std::move(body);
+  request.prepare_payload();
+  return request;
+}
+
+asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(const Request& request,
                                                              std::chrono::milliseconds timeout,
                                                              const Check& check) {
   const auto turn = co_await queue_.acquire(queue_.generation());
@@ -94,15 +107,6 @@ asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(http::verb verb, st
 
   if (!endpoint_) co_return failure(Kind::connect, endpoint_.error().message);
   if (!connection_) co_return failure(Kind::connect, "endpoint host is not an IP address");
-
-  http::request<http::string_body> request{verb, target, 11};
-  request.set(http::field::host, host_header(*endpoint_));
-  request.set("Metadata", "true");
-  request.set(http::field::user_agent, "cassandra-lifecycle-agent/" CLA_VERSION);
-  request.keep_alive(true);
-  if (verb == http::verb::post) request.set(http::field::content_type, "application/json");
-  request.body() = std::move(body);
-  request.prepare_payload();
 
   auto answer = co_await connection_->exchange(request, timeout);
   if (!answer) co_return failure(transport_kind<Kind>(answer.error().kind), answer.error().detail);
@@ -112,16 +116,25 @@ asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(http::verb verb, st
   co_return problem;
 }
 
+Result<EventsDocument, ImdsFailure> ImdsClient::document_in(const Response& res) {
+  if (auto f = not_200(res)) return *f;
+  if (last_document_ && res.body == last_document_body_) return *last_document_;
+  auto json = parse_json(res.body);
+  if (!json) return invalid_json(json.error(), res);
+  auto parsed = scheduled_events_from_json(*json);
+  if (!parsed) return failure(Kind::wrong_shape, parsed.error().message);
+  last_document_body_ = res.body;
+  last_document_ = *parsed;
+  return std::move(*parsed);
+}
+
 asio::awaitable<Result<EventsDocument, ImdsFailure>> ImdsClient::get_scheduled_events() {
   std::optional<EventsDocument> doc;
-  auto problem = co_await call(http::verb::get, scheduled_events_target(), {}, scheduled_events_timeout(),
+  auto problem = co_await call(scheduled_events_get_, scheduled_events_timeout(),
                                [&](const Response& res) -> std::optional<ImdsFailure> {
-                                 if (auto f = not_200(res)) return f;
-                                 auto json = parse_json(res.body());
-                                 if (!json) return invalid_json(json.error(), res);
-                                 auto parsed = scheduled_events_from_json(*json);
-                                 if (!parsed) return failure(Kind::wrong_shape, parsed.error().message);
-                                 doc = std::move(*parsed);
+                                 auto found = document_in(res);
+                                 if (!found) return found.error();
+                                 doc = std::move(*found);
                                  return std::nullopt;
                                });
   if (problem) co_return *problem;
@@ -132,24 +145,24 @@ asio::awaitable<Result<EventsDocument, ImdsFailure>> ImdsClient::get_scheduled_e
 asio::awaitable<std::optional<ImdsFailure>> ImdsClient::approve(std::string event_id) {
   const boost::json::object body{
       {"StartRequests", boost::json::array{boost::json::object{{"EventId", event_id}}}}};
-  co_return co_await call(http::verb::post, scheduled_events_target(), boost::json::serialize(body),
-                          scheduled_events_timeout(),
+  const Request post = request(http::verb::post, scheduled_events_target(), boost::json::serialize(body));
+  co_return co_await call(post, scheduled_events_timeout(),
                           [](const Response&) { return std::optional<ImdsFailure>(); });
 }
 
 asio::awaitable<Result<ComputeInfo, ImdsFailure>> ImdsClient::get_compute() {
   std::optional<ComputeInfo> info;
+  const Request get = request(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01", {});
   auto problem =
-      co_await call(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01", {},
-                    options_.request_timeout, [&](const Response& res) -> std::optional<ImdsFailure> {
-                      if (auto f = not_200(res)) return f;
-                      auto json = parse_json(res.body());
-                      if (!json) return invalid_json(json.error(), res);
-                      auto parsed = compute_from_json(*json);
-                      if (!parsed) return failure(Kind::wrong_shape, parsed.error().message);
-                      info = std::move(*parsed);
-                      return std::nullopt;
-                    });
+      co_await call(get, options_.request_timeout, [&](const Response& res) -> std::optional<ImdsFailure> {
+        if (auto f = not_200(res)) return f;
+        auto json = parse_json(res.body);
+        if (!json) return invalid_json(json.error(), res);
+        auto parsed = compute_from_json(*json);
+        if (!parsed) return failure(Kind::wrong_shape, parsed.error().message);
+        info = std::move(*parsed);
+        return std::nullopt;
+      });
   if (problem) co_return *problem;
   co_return std::move(*info);
 }

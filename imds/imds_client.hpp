@@ -68,18 +68,28 @@ class ImdsClient {
   // Accepts a 2xx answer (nullopt) or says why not; may keep what it parsed.
   using Check = std::function<std::optional<ImdsFailure>(const Response&)>;
 
+  using Request = HttpConnection::Request;
+
   // One request, queued behind any in flight: a failure of any kind closes the connection.
-  boost::asio::awaitable<std::optional<ImdsFailure>> call(boost::beast::http::verb verb, std::string target,
-                                                          std::string body, std::chrono::milliseconds timeout,
+  boost::asio::awaitable<std::optional<ImdsFailure>> call(const Request& request,
+                                                          std::chrono::milliseconds timeout,
                                                           const Check& check);
+  Request request(boost::beast::http::verb verb, std::string target, std::string body) const;
   std::chrono::milliseconds scheduled_events_timeout() const;
   std::string scheduled_events_target() const;
+  // The document in a 200 answer's body: parsed, or the last one again when the body is the same bytes.
+  Result<EventsDocument, ImdsFailure> document_in(const Response& res);
 
   ImdsClientOptions options_;
   Result<Endpoint> endpoint_;
   std::optional<HttpConnection> connection_;  // when the endpoint's host is usable
   CallQueue queue_;
   bool scheduled_events_answered_ = false;
+  // What every poll sends and what it usually gets back, kept from one poll to the next: an idle agent
+  // builds no request and parses no JSON (SPEC 4's idle footprint).
+  Request scheduled_events_get_;
+  std::string last_document_body_;
+  std::optional<EventsDocument> last_document_;
 };
 
 }  // namespace cla

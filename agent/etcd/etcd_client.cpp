@@ -77,7 +77,7 @@ struct EtcdClient::Impl {
     auto answer = co_await post(m, codec::kAuthenticatePath,
                                 codec::encode_authenticate(options.username, options.password), false);
     if (!answer) co_return answer.error();
-    auto token_or = codec::decode_authenticate(answer->result_int(), answer->body());
+    auto token_or = codec::decode_authenticate(answer->status, answer->body);
     token.clear();
     if (token_or) {
       token = std::move(token_or.value());
@@ -105,7 +105,7 @@ struct EtcdClient::Impl {
     for (;;) {
       auto answer = co_await post(m, path, body, true);
       if (!answer) co_return answer.error();
-      auto f = decode(answer->result_int(), answer->body());
+      auto f = decode(answer->status, answer->body);
       if (f && auth && f->invalid_token() && !reauthenticated) {
         reauthenticated = true;
         if (auto a = co_await authenticate(m)) co_return a;

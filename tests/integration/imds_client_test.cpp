@@ -102,6 +102,28 @@ BOOST_FIXTURE_TEST_CASE(approving_an_unknown_event_is_a_400_not_retried, Fixture
   BOOST_TEST(failure->detail.find("was not found") != std::string::npos, failure->detail);
 }
 
+// The client keeps the last document and its body: the same bytes again give the same document without a
+// parse, and any change is read anew.
+BOOST_FIXTURE_TEST_CASE(an_unchanged_body_gives_the_same_document_and_a_changed_one_is_read_anew, Fixture) {
+  const auto first = get();
+  const auto again = get();
+  BOOST_TEST(again.incarnation == first.incarnation);
+  BOOST_TEST(again.events.empty());
+  const std::string id =
+      emulator.add_event({{"type", "Reboot"}, {"resources", {"vm0"}}, {"not_before_in_s", 600}});
+  const auto changed = get();
+  BOOST_TEST(changed.incarnation == first.incarnation + 1);
+  BOOST_TEST_REQUIRE(changed.events.size() == 1u);
+  BOOST_TEST(changed.events[0].id == id);
+  const auto same = get();
+  BOOST_TEST(same.incarnation == changed.incarnation);
+  BOOST_TEST_REQUIRE(same.events.size() == 1u);
+  BOOST_TEST(same.events[0].id == id);
+  BOOST_TEST((same.events[0].not_before == changed.events[0].not_before));
+  emulator.set_fault({{"malformed", true}});
+  BOOST_TEST((get_failure().kind == Kind::invalid_json));
+}
+
 BOOST_FIXTURE_TEST_CASE(faults_are_classified_and_the_connection_renewed, Fixture) {
   get();
   struct Case {
@@ -116,7 +138,11 @@ BOOST_FIXTURE_TEST_CASE(faults_are_classified_and_the_connection_renewed, Fixtur
       {{{"status", 503}}, Kind::server_error, 503, true, "503"},
       {{{"status", 429}}, Kind::throttled, 429, true, "Too Many Requests"},
       {{{"status", 404}}, Kind::http_status, 404, false, "404"},
-      {{{"status", 302}}, Kind::redirect, 302, true, "not following Location"},
+      {{{"status", 302}},
+       Kind::redirect,
+       302,
+       true,
+       "not following Location \"/metadata/redirected-by-fault\""},
       {{{"malformed", true}}, Kind::invalid_json, 0, true, "invalid JSON"},
       {{{"body", R"({"DocumentIncarnation":"x","Events":[]})"}},
        Kind::wrong_shape,
