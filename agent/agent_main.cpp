@@ -44,7 +44,7 @@ int main(int argc, char** argv) try {
   }
   cla::DaemonLife life(std::move(*config), cli->dry_run);
   // Declared after `life`, so destroyed before its io_context: its timers and sockets go while their
-  // services live. The coroutines its stop() cancelled finish first (finish_cancelled_work), while it
+  // services live. The coroutines its stop() cancelled finish first (within run()), while it
   // lives: their frames hold RAII pieces (an ImdsClient call's turn) that touch it on destruction.
   auto daemon = std::make_unique<cla::Daemon>(life.io(), life.config(), life.dry_run());
   life.on_stop([d = daemon.get()] { d->stop(); });
@@ -54,7 +54,6 @@ int main(int argc, char** argv) try {
     l->request_stop("work ended");
   }(daemon.get(), &life));
   const int exit_code = life.run(&daemon->ticks());
-  if (exit_code != cla::kExitClean) life.finish_cancelled_work();
   daemon->finish(std::chrono::seconds(3));  // coordinated mode: revoke the etcd lease
   cla::shutdown_logging();
   return exit_code;

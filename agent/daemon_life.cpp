@@ -6,6 +6,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <csignal>
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "agent/cli.hpp"
 #include "agent/log.hpp"
@@ -98,20 +100,21 @@ void DaemonLife::finish_cancelled_work() {
 int DaemonLife::run(TickSource* ticks) {
   started_at_ = std::chrono::steady_clock::now();
   log_line(LogLevel::info, "agent_started", started_fields(config_, dry_run_));
+  std::optional<std::string> fatal;
   try {
     if (ticks)
       run_with_ticks(io_, *ticks);
     else
       io_.run();
   } catch (const std::exception& e) {
-    log_line(LogLevel::error, "fatal_error", {{"error", e.what()}});
-    return kExitFatal;
+    fatal = e.what();
   } catch (...) {
-    log_line(LogLevel::error, "fatal_error", {{"error", "unknown exception"}});
-    return kExitFatal;
+    fatal = "unknown exception";
   }
+  if (fatal) log_line(LogLevel::error, "fatal_error", {{"error", *fatal}});
   // What the stop cancelled resumes and ends before agent_stopped, so that what it logs comes first.
   finish_cancelled_work();
+  if (fatal) return kExitFatal;
   const auto uptime = std::chrono::steady_clock::now() - started_at_;
   log_line(LogLevel::info, "agent_stopped",
            {{"reason", stop_reason_},

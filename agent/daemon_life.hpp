@@ -31,17 +31,16 @@ class DaemonLife {
   // What SIGTERM and SIGINT do; `reason` goes into agent_stopped.
   void request_stop(const std::string& reason);
 
-  // Logs agent_started, then runs until a stop (finishes the cancelled work, logs agent_stopped last, returns
-  // kExitClean) or until an exception escapes the work (logs fatal_error, returns kExitFatal). With `ticks`,
-  // the loop also fires them when due (run_with_ticks), an exception from fire() as fatal as one from the
-  // work.
+  // Logs agent_started, then runs until a stop (logs agent_stopped last, returns kExitClean) or until an
+  // exception escapes the work (logs fatal_error, returns kExitFatal); either way it finishes the cancelled
+  // work before it returns. With `ticks`, the loop also fires them when due (run_with_ticks), an exception
+  // from fire() as fatal as one from the work.
   int run(TickSource* ticks = nullptr);
-  // Lets the coroutines that the stop hooks cancelled resume and finish (handlers that are ready only,
-  // nothing waits), so their frames unwind while what they use still exists. run() does it after a clean
-  // stop; after a fatal error its caller does.
-  void finish_cancelled_work();
 
  private:
+  // Lets the coroutines that the stop hooks cancelled resume and finish (handlers that are ready only,
+  // nothing waits), so their frames unwind while what they use still exists.
+  void finish_cancelled_work();
   void wait_for_stop_signal();
   void wait_for_reopen_signal();
 
