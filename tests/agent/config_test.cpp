@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
           R"({"topology": {"replication_factor": 1}, "cassandra": {"command_timeout_s": 1}})",
           R"({"topology": {"replication_factor": 9}, "cassandra": {"command_timeout_s": 3600}})",
           R"({"node": {"fault_domain": 2}, "http": {"listen": "[::1]:9137"}, "log": {"level": "debug"}})",
-          R"({"imds": {"endpoint": "http://169.254.169.254/", "api_version": "2019-08-01"}})",
+          R"({"imds": {"endpoint": "http://127.0.0.1:8080/", "api_version": "2019-08-01"}})",
           R"({"imds": {"endpoint": "HTTP://localhost:65535"}, "http": {"listen": "0.0.0.0:1"}})",
           R"({"coordination": {"etcd_endpoints": ["http://[::1]:1"], "cluster": "a", "lease_ttl_s": 5}})",
           R"({"coordination": {"etcd_endpoints": ["HTTP://etcd.local:65535/"], "cluster": "A_b-1.x",
