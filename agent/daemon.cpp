@@ -164,9 +164,9 @@ asio::awaitable<void> Daemon::poll_loop() {
     // Throttled: the ticks within the back-off are skipped.
     const auto resume_at = started + throttle_backoff_;
     for (;;) {
-      const auto tick = co_await ticker_.next();
-      if (!tick) co_return;
-      if (*tick >= resume_at) break;
+      const auto [ended, tick] = co_await ticker_.async_next(asio::as_tuple(asio::use_awaitable));
+      if (ended) co_return;
+      if (tick >= resume_at) break;
     }
   }
 }

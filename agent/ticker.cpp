@@ -1,20 +1,13 @@
 // Ticker: the poll loop's clock, a tick every interval on a fixed grid, at no system call per tick.
 #include "agent/ticker.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/async_result.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <utility>
 
 namespace cla {
 
 namespace asio = boost::asio;
-
-namespace {
-constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
-}  // namespace
 
 Ticker::Ticker(asio::any_io_executor ex, std::chrono::milliseconds interval,
                std::function<void(Clock::time_point)> while_busy)
@@ -53,14 +46,15 @@ void Ticker::fire(Clock::time_point now) {
   std::move(waiting)(boost::system::error_code(), due);
 }
 
-asio::awaitable<std::optional<Ticker::Clock::time_point>> Ticker::next() {
-  if (stopped_) co_return std::nullopt;
-  if (kept_) co_return std::exchange(kept_, std::nullopt);
-  auto [ec, due] =
-      co_await asio::async_initiate<decltype(nothrow), void(boost::system::error_code, Clock::time_point)>(
-          [this](auto handler) { waiting_.emplace(std::move(handler)); }, nothrow);
-  if (ec || stopped_) co_return std::nullopt;
-  co_return due;
+void Ticker::wait(Waiting handler) {
+  if (!stopped_ && !kept_) {
+    waiting_.emplace(std::move(handler));
+    return;
+  }
+  asio::post(ex_, [this, handler = std::move(handler)]() mutable {
+    if (stopped_ || !kept_) return std::move(handler)(asio::error::operation_aborted, Clock::time_point{});
+    std::move(handler)(boost::system::error_code(), *std::exchange(kept_, std::nullopt));
+  });
 }
 
 }  // namespace cla

@@ -3,7 +3,7 @@
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/awaitable.hpp>
+#include <boost/asio/async_result.hpp>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -26,8 +26,14 @@ class Ticker : public TickSource {
   void start();
   // Ends the ticks; a waiting next() returns nullopt.
   void stop();
-  // The next tick's scheduled instant, or nullopt once stopped. One consumer at a time.
-  boost::asio::awaitable<std::optional<Clock::time_point>> next();
+  // Completes with the next tick's scheduled instant, or with operation_aborted once stopped. One consumer at
+  // a time. An Asio operation, not a coroutine of its own: the idle poll resumes one frame fewer. A tick kept
+  // while the consumer was busy, and the end after stop(), complete through the event loop.
+  template <class Token>
+  auto async_next(Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, Clock::time_point)>(
+        [this](auto handler) { wait(Waiting(std::move(handler))); }, token);
+  }
 
   Clock::time_point due() const override { return due_; }
   // The tick scheduled at due(); the grid goes on from there, or from `now` after a stall (a suspended
@@ -45,6 +51,7 @@ class Ticker : public TickSource {
   // any_completion_handler's move assignment picks its converting constructor, which wraps the handler in
   // itself without end (a stack overflow: AddressSanitizer shows the recursion).
   std::optional<Waiting> waiting_;
+  void wait(Waiting handler);
   std::optional<Clock::time_point> kept_;  // a tick that found the consumer busy
   bool stopped_ = false;
 };

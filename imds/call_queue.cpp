@@ -10,6 +10,12 @@ CallQueue::CallQueue(boost::asio::any_io_executor ex) : wake_(std::move(ex)) {
   wake_.expires_at(boost::asio::steady_timer::time_point::max());
 }
 
+std::optional<CallQueue::Turn> CallQueue::try_acquire(std::uint64_t generation) {
+  if (busy_ || cancelled_since(generation)) return std::nullopt;
+  busy_ = true;
+  return Turn(*this);
+}
+
 boost::asio::awaitable<std::optional<CallQueue::Turn>> CallQueue::acquire(std::uint64_t generation) {
   while (busy_) {
     co_await wake_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));

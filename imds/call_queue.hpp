@@ -38,6 +38,9 @@ class CallQueue {
   std::uint64_t generation() const { return generation_; }
   bool cancelled_since(std::uint64_t generation) const { return generation != generation_; }
 
+  // The turn at once when no call holds it (nullopt when one does, or cancel() was called since
+  // `generation`): a call that finds the queue empty, such as every idle poll, needs no coroutine for it.
+  std::optional<Turn> try_acquire(std::uint64_t generation);
   // Waits until no other call holds the turn; nullopt when cancel() was called since `generation`.
   boost::asio::awaitable<std::optional<Turn>> acquire(std::uint64_t generation);
   // Every call started before now ends as cancelled: the queued ones wake at once.

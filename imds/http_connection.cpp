@@ -10,6 +10,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
 namespace cla {
@@ -136,12 +137,29 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
     if (steps.ec) co_return;
   }
   steps.stage = "write";
-  if ((steps.ec = co_await send(request))) co_return;
+  const std::size_t sent = send_now(request, steps.ec);
+  if (steps.ec) co_return;
+  if (sent < request_bytes_.size()) {  // the socket's buffer was full: the rest when there is room
+    auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(request_bytes_) + sent, nothrow);
+    if ((steps.ec = write_ec)) co_return;
+  }
   steps.stage = "read";
   AnswerParser parser;
   parser.body_limit(body_limit_);
   parser.eager(true);
-  if ((steps.ec = co_await receive(parser, steps.got_some))) co_return;
+  for (;;) {  // until the answer is whole: wait for the socket to hold bytes, read what it holds
+    if (answers_ == AnswerWatch::caller) {
+      auto [ec] = co_await answer_wake_.async_next(nothrow);
+      if (ec) steps.ec = asio::error::operation_aborted;
+    } else {
+      auto [ec] = co_await stream_->async_wait(asio::ip::tcp::socket::wait_read, nothrow);
+      steps.ec = ec;
+    }
+    if (steps.ec) co_return;
+    bool drained = false;
+    if ((steps.ec = read_available(parser, steps.got_some, drained))) co_return;
+    if (!drained) break;
+  }
   steps.response = parser.release();
 }
 
@@ -165,28 +183,19 @@ void HttpConnection::watch_deadline() {
   });
 }
 
-asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& request,
-                                                                 std::chrono::milliseconds timeout,
-                                                                 std::uint64_t generation) {
-  const bool reused = stream_.has_value();
-  Steps steps;
-  steps.generation = generation;
-  deadline_->at = std::chrono::steady_clock::now() + timeout;
-  deadline_->in_flight = true;
-  deadline_->expired = false;
-  if (watch_ == DeadlineWatch::own_timer) watch_deadline();
-  co_await run_steps(request, steps);
-  deadline_->in_flight = false;
+// What an exchange's steps came to: the answer, or the failure and whether it is worth one retry on a fresh
+// connection. Closes the connection unless it stays usable.
+HttpConnection::Attempt HttpConnection::outcome(Steps& steps, bool reused, std::chrono::milliseconds timeout) {
+  const std::uint64_t generation = steps.generation;
   if (deadline_->expired && generation == generation_) steps.ec = beast::error::timeout;
+  Attempt a;
   if (!steps.ec && generation == generation_) {
-    Attempt a;
     a.response = std::move(steps.response);
     if (!a.response->keep_alive) close();
-    co_return a;
+    return a;
   }
   const bool before_answer = steps.stage != "read" || !steps.got_some;
   close();
-  Attempt a;
   if (generation != generation_ || steps.ec == asio::error::operation_aborted) {
     a.failure = {Kind::cancelled, "cancelled during " + std::string(steps.stage)};
   } else if (steps.ec == beast::error::timeout) {
@@ -198,16 +207,28 @@ asio::awaitable<HttpConnection::Attempt> HttpConnection::attempt(const Request& 
     a.failure = {Kind::connect, std::string(steps.stage) + " " + where_ + ": " + steps.ec.message()};
     a.stale = reused && before_answer && stale_connection_error(steps.ec);
   }
-  co_return a;
+  return a;
 }
 
+// The steps run in this coroutine's own frame (no coroutine per attempt): the idle poll allocates and
+// resumes as few frames as it can.
 asio::awaitable<Result<HttpConnection::Response, HttpTransportFailure>> HttpConnection::exchange(
     const Request& request, std::chrono::milliseconds timeout) {
   const std::uint64_t generation = generation_;
-  Attempt a = co_await attempt(request, timeout, generation);
-  if (!a.response && a.stale) a = co_await attempt(request, timeout, generation);
-  if (!a.response) co_return a.failure;
-  co_return std::move(*a.response);
+  for (bool retried = false;; retried = true) {
+    const bool reused = stream_.has_value();
+    Steps steps;
+    steps.generation = generation;
+    deadline_->at = std::chrono::steady_clock::now() + timeout;
+    deadline_->in_flight = true;
+    deadline_->expired = false;
+    if (watch_ == DeadlineWatch::own_timer) watch_deadline();
+    co_await run_steps(request, steps);
+    deadline_->in_flight = false;
+    Attempt a = outcome(steps, reused, timeout);
+    if (a.response) co_return std::move(*a.response);
+    if (!a.stale || retried) co_return std::move(a.failure);
+  }
 }
 
 }  // namespace cla

@@ -89,13 +89,11 @@ class HttpConnection {
  private:
   struct Attempt;
   struct Steps;
-  boost::asio::awaitable<Attempt> attempt(const Request& request, std::chrono::milliseconds timeout,
-                                          std::uint64_t generation);
+  Attempt outcome(Steps& steps, bool reused, std::chrono::milliseconds timeout);
   boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
   // http_connection_io.cpp: the request out and the answer in, shaped for the idle poll's system calls.
   void serialize(const Request& request);
-  boost::asio::awaitable<boost::beast::error_code> send(const Request& request);
-  boost::asio::awaitable<boost::beast::error_code> receive(AnswerParser& parser, bool& got_some);
+  std::size_t send_now(const Request& request, boost::beast::error_code& ec);
   boost::beast::error_code read_available(AnswerParser& parser, bool& got_some, bool& drained);
   void watch_deadline();
   boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);

@@ -15,7 +15,6 @@
 // announced again, so a read goes on until the answer is whole or the socket has nothing more (EAGAIN).
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
 #include "imds/http_connection.hpp"
@@ -49,30 +48,13 @@ void HttpConnection::serialize(const Request& request) {
   out.append("\r\n").append(request.body());
 }
 
-// The whole request at once when the socket takes it (a small request on an idle connection always fits);
-// else the rest when there is room.
-asio::awaitable<beast::error_code> HttpConnection::send(const Request& request) {
+// The whole request at once when the socket takes it (a small request on an idle connection always fits):
+// how much went out, without blocking; run_steps writes the rest when there is room.
+std::size_t HttpConnection::send_now(const Request& request, beast::error_code& ec) {
   serialize(request);
-  const auto bytes = asio::buffer(request_bytes_);
-  beast::error_code ec;
-  std::size_t sent = stream_->send(bytes, 0, ec);
+  const std::size_t sent = stream_->send(asio::buffer(request_bytes_), 0, ec);
   if (would_block(ec)) ec = {};
-  if (ec || sent == bytes.size()) co_return ec;
-  auto [write_ec, written] = co_await asio::async_write(*stream_, bytes + sent, nothrow);
-  co_return write_ec;
-}
-
-asio::awaitable<beast::error_code> HttpConnection::receive(AnswerParser& parser, bool& got_some) {
-  for (;;) {
-    if (answers_ == AnswerWatch::caller) {
-      if (!co_await answer_wake_.next()) co_return asio::error::operation_aborted;
-    } else if (auto [wait_ec] = co_await stream_->async_wait(asio::ip::tcp::socket::wait_read, nothrow);
-               wait_ec) {
-      co_return wait_ec;
-    }
-    bool drained = false;
-    if (auto ec = read_available(parser, got_some, drained); ec || !drained) co_return ec;
-  }
+  return sent;
 }
 
 // Reads and parses what the socket holds, without blocking: until the answer is whole (`drained` false), an

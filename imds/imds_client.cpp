@@ -102,8 +102,13 @@ ImdsClient::Request ImdsClient::request(http::verb verb, std::string target, std
 asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(const Request& request,
                                                              std::chrono::milliseconds timeout,
                                                              const Check& check) {
-  const auto turn = co_await queue_.acquire(queue_.generation());
-  if (!turn) co_return failure(Kind::cancelled, "cancelled while queued");
+  const std::uint64_t generation = queue_.generation();
+  auto turn = queue_.try_acquire(generation);
+  if (!turn) {
+    auto waited = co_await queue_.acquire(generation);
+    if (!waited) co_return failure(Kind::cancelled, "cancelled while queued");
+    turn.emplace(std::move(*waited));
+  }
 
   if (!endpoint_) co_return failure(Kind::connect, endpoint_.error().message);
   if (!connection_) co_return failure(Kind::connect, "endpoint host is not an IP address");

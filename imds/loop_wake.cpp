@@ -14,13 +14,6 @@ namespace asio = boost::asio;
 
 LoopWake::LoopWake(asio::any_io_executor ex) : ex_(std::move(ex)) {}
 
-asio::awaitable<bool> LoopWake::next() {
-  constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
-  auto [ec] = co_await asio::async_initiate<decltype(nothrow), void(boost::system::error_code)>(
-      [this](auto handler) { waiting_.emplace(std::move(handler)); }, nothrow);
-  co_return !ec;
-}
-
 void LoopWake::woke() {
   if (!waiting_) return;
   // Moved out before the call: the resumed reader may wait again and store its new handler.

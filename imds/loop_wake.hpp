@@ -3,7 +3,7 @@
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/awaitable.hpp>
+#include <boost/asio/async_result.hpp>
 #include <optional>
 
 namespace cla {
@@ -16,8 +16,13 @@ class LoopWake {
  public:
   explicit LoopWake(boost::asio::any_io_executor ex);
 
-  // Until the next woke() (true) or cancel() (false). One waiter at a time.
-  boost::asio::awaitable<bool> next();
+  // Completes at the next woke() (no error) or cancel() (operation_aborted). One waiter at a time. An Asio
+  // operation rather than a coroutine of its own: the idle poll runs one coroutine frame fewer.
+  template <class Token>
+  auto async_next(Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
+        [this](auto handler) { waiting_.emplace(std::move(handler)); }, token);
+  }
   // The event loop woke (a handler ran): resumes a waiting next() here.
   void woke();
   // Ends a waiting next() with false, through the event loop (so it may be called from the waiter's own call
