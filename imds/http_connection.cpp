@@ -127,7 +127,7 @@ struct HttpConnection::Steps {
   std::optional<Response> response;
 };
 
-asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& steps) {
+asio::awaitable<void> HttpConnection::run_steps(std::string_view wire, Steps& steps) {
   if (!stream_) {
     stream_.emplace(ex_);
     steps.ec = co_await connect(steps.generation);
@@ -137,10 +137,10 @@ asio::awaitable<void> HttpConnection::run_steps(const Request& request, Steps& s
     if (steps.ec) co_return;
   }
   steps.stage = "write";
-  const std::size_t sent = send_now(request, steps.ec);
+  const std::size_t sent = send_now(wire, steps.ec);
   if (steps.ec) co_return;
-  if (sent < request_bytes_.size()) {  // the socket's buffer was full: the rest when there is room
-    auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(request_bytes_) + sent, nothrow);
+  if (sent < wire.size()) {  // the socket's buffer was full: the rest when there is room
+    auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(wire) + sent, nothrow);
     if ((steps.ec = write_ec)) co_return;
   }
   steps.stage = "read";
@@ -213,7 +213,7 @@ HttpConnection::Attempt HttpConnection::outcome(Steps& steps, bool reused, std::
 // The steps run in this coroutine's own frame (no coroutine per attempt): the idle poll allocates and
 // resumes as few frames as it can.
 asio::awaitable<Result<HttpConnection::Response, HttpTransportFailure>> HttpConnection::exchange(
-    const Request& request, std::chrono::milliseconds timeout) {
+    std::string_view wire, std::chrono::milliseconds timeout) {
   const std::uint64_t generation = generation_;
   for (bool retried = false;; retried = true) {
     const bool reused = stream_.has_value();
@@ -223,7 +223,7 @@ asio::awaitable<Result<HttpConnection::Response, HttpTransportFailure>> HttpConn
     deadline_->in_flight = true;
     deadline_->expired = false;
     if (watch_ == DeadlineWatch::own_timer) watch_deadline();
-    co_await run_steps(request, steps);
+    co_await run_steps(wire, steps);
     deadline_->in_flight = false;
     Attempt a = outcome(steps, reused, timeout);
     if (a.response) co_return std::move(*a.response);

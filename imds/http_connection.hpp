@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "imds/answer_parser.hpp"
 #include "imds/loop_wake.hpp"
@@ -67,11 +68,11 @@ class HttpConnection {
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
-  // Sends `request` and reads the whole answer (chunked or not), all within `timeout`, connecting first when
+  // Sends `wire` (a request's bytes, see to_wire) and reads the whole answer (chunked or not), all within `timeout`, connecting first when
   // no connection is open. A reused connection that the server had closed while it sat idle (the request
   // fails before any answer) is retried once on a fresh one: send only requests that may be repeated. After a
   // failure, or an answer without keep-alive, the connection is closed. One exchange at a time.
-  boost::asio::awaitable<Result<Response, HttpTransportFailure>> exchange(const Request& request,
+  boost::asio::awaitable<Result<Response, HttpTransportFailure>> exchange(std::string_view wire,
                                                                           std::chrono::milliseconds timeout);
 
   // DeadlineWatch::caller: ends the exchange in flight as a timeout if its deadline is at or before `at`.
@@ -90,10 +91,9 @@ class HttpConnection {
   struct Attempt;
   struct Steps;
   Attempt outcome(Steps& steps, bool reused, std::chrono::milliseconds timeout);
-  boost::asio::awaitable<void> run_steps(const Request& request, Steps& steps);
+  boost::asio::awaitable<void> run_steps(std::string_view wire, Steps& steps);
   // http_connection_io.cpp: the request out and the answer in, shaped for the idle poll's system calls.
-  void serialize(const Request& request);
-  std::size_t send_now(const Request& request, boost::beast::error_code& ec);
+  std::size_t send_now(std::string_view wire, boost::beast::error_code& ec);
   boost::beast::error_code read_available(AnswerParser& parser, bool& got_some, bool& drained);
   void watch_deadline();
   boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
@@ -121,8 +121,12 @@ class HttpConnection {
   };
   std::shared_ptr<Deadline> deadline_;
   boost::beast::flat_buffer buffer_;
-  std::string request_bytes_;     // the request being sent; its capacity is kept
   std::uint64_t generation_ = 0;  // bumped by cancel(); an exchange that sees it change was cancelled
 };
+
+// A request's bytes as HttpConnection::exchange sends them. Requests are HTTP/1.1 with a Content-Length
+// (prepare_payload) or no body, never chunked. A client keeps those of a request it sends again and again
+// (the poll's GET), so an idle poll writes nothing out.
+std::string to_wire(const HttpConnection::Request& request);
 
 }  // namespace cla

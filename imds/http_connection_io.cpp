@@ -13,8 +13,6 @@
 // connect, so the answer's arrival wakes the loop, whose runner calls woke(). Then the socket is read
 // without blocking. Asio registers sockets edge-triggered: bytes left unread when the wait completed are not
 // announced again, so a read goes on until the answer is whole or the socket has nothing more (EAGAIN).
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/error.hpp>
 
 #include "imds/http_connection.hpp"
@@ -26,7 +24,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
-constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kReadSize = 16 * 1024;
 
 bool would_block(const beast::error_code& ec) {
@@ -35,24 +32,21 @@ bool would_block(const beast::error_code& ec) {
 
 }  // namespace
 
-// The request's bytes, into a buffer kept across polls. Written here rather than through Beast's serializer:
-// its only way to a contiguous string is an std::ostream, a fifth of the idle poll's instructions
-// (callgrind), and what an idle agent touches each second is what it pays for on a cold cache. The requests
-// are HTTP/1.1 with a Content-Length (prepare_payload) or no body, never chunked.
-void HttpConnection::serialize(const Request& request) {
-  auto& out = request_bytes_;
-  out.clear();
+// Written here rather than through Beast's serializer: its only way to a contiguous string is an
+// std::ostream, and the bytes of the poll's GET are built once anyway.
+std::string to_wire(const HttpConnection::Request& request) {
+  std::string out;
   out.append(request.method_string()).append(" ").append(request.target()).append(" HTTP/1.1\r\n");
   for (const auto& field : request)
     out.append(field.name_string()).append(": ").append(field.value()).append("\r\n");
   out.append("\r\n").append(request.body());
+  return out;
 }
 
 // The whole request at once when the socket takes it (a small request on an idle connection always fits):
 // how much went out, without blocking; run_steps writes the rest when there is room.
-std::size_t HttpConnection::send_now(const Request& request, beast::error_code& ec) {
-  serialize(request);
-  const std::size_t sent = stream_->send(asio::buffer(request_bytes_), 0, ec);
+std::size_t HttpConnection::send_now(std::string_view wire, beast::error_code& ec) {
+  const std::size_t sent = stream_->send(asio::buffer(wire), 0, ec);
   if (would_block(ec)) ec = {};
   return sent;
 }

@@ -87,7 +87,7 @@ std::string ImdsClient::scheduled_events_target() const {
          boost::urls::encode(options_.api_version, boost::urls::unreserved_chars);
 }
 
-ImdsClient::Request ImdsClient::request(http::verb verb, std::string target, std::string body) const {
+std::string ImdsClient::request(http::verb verb, std::string target, std::string body) const {
   Request request{verb, target, 11};
   if (endpoint_) request.set(http::field::host, host_header(*endpoint_));  // else call() fails before sending
   request.set("Metadata", "true");
@@ -96,10 +96,10 @@ ImdsClient::Request ImdsClient::request(http::verb verb, std::string target, std
   if (verb == http::verb::post) request.set(http::field::content_type, "application/json");
   request.body() = std::move(body);
   request.prepare_payload();
-  return request;
+  return to_wire(request);
 }
 
-asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(const Request& request,
+asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(std::string_view wire,
                                                              std::chrono::milliseconds timeout,
                                                              const Check& check) {
   const std::uint64_t generation = queue_.generation();
@@ -113,7 +113,7 @@ asio::awaitable<std::optional<ImdsFailure>> ImdsClient::call(const Request& requ
   if (!endpoint_) co_return failure(Kind::connect, endpoint_.error().message);
   if (!connection_) co_return failure(Kind::connect, "endpoint host is not an IP address");
 
-  auto answer = co_await connection_->exchange(request, timeout);
+  auto answer = co_await connection_->exchange(wire, timeout);
   if (!answer) co_return failure(transport_kind<Kind>(answer.error().kind), answer.error().detail);
   auto problem = status_failure(*answer);
   if (!problem) problem = check(*answer);
@@ -150,14 +150,14 @@ asio::awaitable<Result<EventsDocument, ImdsFailure>> ImdsClient::get_scheduled_e
 asio::awaitable<std::optional<ImdsFailure>> ImdsClient::approve(std::string event_id) {
   const boost::json::object body{
       {"StartRequests", boost::json::array{boost::json::object{{"EventId", event_id}}}}};
-  const Request post = request(http::verb::post, scheduled_events_target(), boost::json::serialize(body));
+  const std::string post = request(http::verb::post, scheduled_events_target(), boost::json::serialize(body));
   co_return co_await call(post, scheduled_events_timeout(),
                           [](const Response&) { return std::optional<ImdsFailure>(); });
 }
 
 asio::awaitable<Result<ComputeInfo, ImdsFailure>> ImdsClient::get_compute() {
   std::optional<ComputeInfo> info;
-  const Request get = request(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01", {});
+  const std::string get = request(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01", {});
   auto problem =
       co_await call(get, options_.request_timeout, [&](const Response& res) -> std::optional<ImdsFailure> {
         if (auto f = not_200(res)) return f;

@@ -71,10 +71,11 @@ class ImdsClient {
   using Request = HttpConnection::Request;
 
   // One request, queued behind any in flight: a failure of any kind closes the connection.
-  boost::asio::awaitable<std::optional<ImdsFailure>> call(const Request& request,
+  boost::asio::awaitable<std::optional<ImdsFailure>> call(std::string_view wire,
                                                           std::chrono::milliseconds timeout,
                                                           const Check& check);
-  Request request(boost::beast::http::verb verb, std::string target, std::string body) const;
+  // A request's bytes on the wire (to_wire), with the headers every request here carries.
+  std::string request(boost::beast::http::verb verb, std::string target, std::string body) const;
   std::chrono::milliseconds scheduled_events_timeout() const;
   std::string scheduled_events_target() const;
   // The document in a 200 answer's body: parsed, or the last one again when the body is the same bytes.
@@ -87,7 +88,7 @@ class ImdsClient {
   bool scheduled_events_answered_ = false;
   // What every poll sends and what it usually gets back, kept from one poll to the next: an idle agent
   // builds no request and parses no JSON (SPEC 4's idle footprint).
-  Request scheduled_events_get_;
+  std::string scheduled_events_get_;
   std::string last_document_body_;
   std::optional<EventsDocument> last_document_;
 };

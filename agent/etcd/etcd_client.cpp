@@ -67,7 +67,8 @@ struct EtcdClient::Impl {
     request.keep_alive(true);
     request.body() = body;
     request.prepare_payload();
-    auto answer = co_await m.connection->exchange(request, options.request_timeout);
+    const std::string wire = to_wire(request);
+    auto answer = co_await m.connection->exchange(wire, options.request_timeout);
     if (!answer) co_return failure(transport_kind<Kind>(answer.error().kind), answer.error().detail);
     co_return std::move(answer.value());
   }
