@@ -40,7 +40,7 @@ void Ticker::fire(Clock::time_point now) {
     if (while_busy_) while_busy_(now);
     return;
   }
-  // Moved out before the call: the consumer, resumed here, calls next() again and stores its new handler.
+  // Moved out before the call: the consumer, resumed here, calls async_next again and stores its new handler.
   Waiting waiting(std::move(*waiting_));
   waiting_.reset();
   std::move(waiting)(boost::system::error_code(), due);

@@ -24,7 +24,7 @@ class Ticker : public TickSource {
 
   // First tick one interval from now.
   void start();
-  // Ends the ticks; a waiting next() returns nullopt.
+  // Ends the ticks; a waiting async_next completes with operation_aborted.
   void stop();
   // Completes with the next tick's scheduled instant, or with operation_aborted once stopped. One consumer at
   // a time. An Asio operation, not a coroutine of its own: the idle poll resumes one frame fewer. A tick kept
@@ -42,16 +42,18 @@ class Ticker : public TickSource {
 
  private:
   using Waiting = boost::asio::any_completion_handler<void(boost::system::error_code, Clock::time_point)>;
+  // async_next's initiation: keeps the handler for fire(), or posts its completion when a tick is kept or the
+  // ticker stopped.
+  void wait(Waiting handler);
 
   boost::asio::any_io_executor ex_;
   std::chrono::milliseconds interval_;
   std::function<void(Clock::time_point)> while_busy_;
   Clock::time_point due_ = Clock::time_point::max();  // max: not started, or stopped
-  // The consumer's next(), when it waits. Only ever move-constructed, never move-assigned: in Boost 1.81
+  // The consumer's async_next, when it waits. Only ever move-constructed, never move-assigned: in Boost 1.81
   // any_completion_handler's move assignment picks its converting constructor, which wraps the handler in
   // itself without end (a stack overflow: AddressSanitizer shows the recursion).
   std::optional<Waiting> waiting_;
-  void wait(Waiting handler);
   std::optional<Clock::time_point> kept_;  // a tick that found the consumer busy
   bool stopped_ = false;
 };

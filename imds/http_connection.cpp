@@ -185,7 +185,8 @@ void HttpConnection::watch_deadline() {
 
 // What an exchange's steps came to: the answer, or the failure and whether it is worth one retry on a fresh
 // connection. Closes the connection unless it stays usable.
-HttpConnection::Attempt HttpConnection::outcome(Steps& steps, bool reused, std::chrono::milliseconds timeout) {
+HttpConnection::Attempt HttpConnection::outcome(Steps& steps, bool reused,
+                                                std::chrono::milliseconds timeout) {
   const std::uint64_t generation = steps.generation;
   if (deadline_->expired && generation == generation_) steps.ec = beast::error::timeout;
   Attempt a;

@@ -68,10 +68,11 @@ class HttpConnection {
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
-  // Sends `wire` (a request's bytes, see to_wire) and reads the whole answer (chunked or not), all within `timeout`, connecting first when
-  // no connection is open. A reused connection that the server had closed while it sat idle (the request
-  // fails before any answer) is retried once on a fresh one: send only requests that may be repeated. After a
-  // failure, or an answer without keep-alive, the connection is closed. One exchange at a time.
+  // Sends `wire` (a request's bytes: to_wire) and reads the whole answer (chunked or not), all within
+  // `timeout`, connecting first when no connection is open. A reused connection that the server had closed
+  // while it sat idle (the request fails before any answer) is retried once on a fresh one: send only
+  // requests that may be repeated. After a failure, or an answer without keep-alive, the connection is
+  // closed. One exchange at a time.
   boost::asio::awaitable<Result<Response, HttpTransportFailure>> exchange(std::string_view wire,
                                                                           std::chrono::milliseconds timeout);
 

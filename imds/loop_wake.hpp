@@ -23,10 +23,10 @@ class LoopWake {
     return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
         [this](auto handler) { waiting_.emplace(std::move(handler)); }, token);
   }
-  // The event loop woke (a handler ran): resumes a waiting next() here.
+  // The event loop woke (a handler ran): resumes a waiting async_next here.
   void woke();
-  // Ends a waiting next() with false, through the event loop (so it may be called from the waiter's own call
-  // chain).
+  // Ends a waiting async_next with operation_aborted, through the event loop (so it may be called from the
+  // waiter's own call chain).
   void cancel();
 
  private:
