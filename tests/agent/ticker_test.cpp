@@ -1,6 +1,6 @@
 // Ticker: ticks on a fixed grid from the run loop (no timer), resumes a waiting consumer inside fire()
 // itself, keeps one tick for a busy consumer and reports it, resumes the grid from now after a stall, and
-// ends a waiting next() on stop().
+// ends a waiting async_next on stop().
 #include "agent/ticker.hpp"
 
 #include <boost/asio/as_tuple.hpp>
