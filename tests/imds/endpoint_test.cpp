@@ -13,8 +13,8 @@ BOOST_AUTO_TEST_CASE(accepts_http_ip_literals_and_localhost) {
     const char* header;
   };
   const Case cases[] = {
-      {"http://169.254.169.254", "169.254.169.254", 80, "169.254.169.254"},
-      {"http://169.254.169.254/", "169.254.169.254", 80, "169.254.169.254"},
+      {"http://127.0.0.2", "127.0.0.2", 80, "127.0.0.2"},
+      {"http://127.0.0.2/", "127.0.0.2", 80, "127.0.0.2"},
       {"http://127.0.0.1:8080", "127.0.0.1", 8080, "127.0.0.1:8080"},
       {"HTTP://127.0.0.1:41234/", "127.0.0.1", 41234, "127.0.0.1:41234"},
       {"http://[::1]:9000", "::1", 9000, "[::1]:9000"},
@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(rejects_anything_else_saying_why) {
   const std::pair<const char*, const char*> cases[] = {
       {"", "not a URL"},
       {"127.0.0.1:8080", "not a URL like http://127.0.0.1:8080"},
-      {"https://169.254.169.254", "scheme must be http"},
+      {"https://127.0.0.1", "scheme must be http"},
       {"http://", "missing host"},
       {"http://user:pw@127.0.0.1", "user info"},
       {"http://127.0.0.1/metadata/scheduledevents", "no path"},
