@@ -21,9 +21,7 @@ boost::asio::awaitable<std::optional<CallQueue::Turn>> CallQueue::acquire(std::u
     co_await wake_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
     if (cancelled_since(generation)) co_return std::nullopt;
   }
-  if (cancelled_since(generation)) co_return std::nullopt;
-  busy_ = true;
-  co_return Turn(*this);
+  co_return try_acquire(generation);
 }
 
 void CallQueue::cancel() {
