@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "agent/cli.hpp"
-#include "agent/config.hpp"
-#include "agent/daemon.hpp"
-#include "agent/daemon_life.hpp"
-#include "agent/fleet_command.hpp"
-#include "agent/json_pretty.hpp"
+#include "agent/config/config.hpp"
+#include "agent/config/json_pretty.hpp"
+#include "agent/coordination/fleet_command.hpp"
+#include "agent/daemon/daemon.hpp"
+#include "agent/daemon/daemon_life.hpp"
 #include "agent/log.hpp"
 
 int main(int argc, char** argv) try {

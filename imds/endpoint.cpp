@@ -80,4 +80,19 @@ std::string host_header(const Endpoint& endpoint) {
   return host;
 }
 
+Result<Endpoint> parse_etcd_endpoint(std::string_view url) {
+  static constexpr EndpointRules kEtcd{
+      .label = "etcd endpoint",
+      .example = "http://10.0.0.5:2379",
+      .https_note =
+          "https is not supported: the agent does not implement TLS to etcd; use http:// on a "
+          "network you trust, or a local TLS proxy",
+      .path_note = "/v3/...",
+      .userinfo_note = "user info is not allowed (use coordination.username and coordination.password_file)",
+      .dns_names = true,
+      .port_required = true,
+  };
+  return parse_http_endpoint(url, kEtcd);
+}
+
 }  // namespace cla

@@ -35,6 +35,12 @@ Result<Endpoint> parse_http_endpoint(std::string_view url, const EndpointRules& 
 // to 80.
 Result<Endpoint> parse_endpoint(std::string_view url);
 
+// etcd: an etcd member's client URL ("http://10.0.0.5:2379"), for the client and the config. HOST is an IP
+// address literal or a DNS name resolved at each connect; the port is required (etcd's is usually 2379); no
+// user info (auth is coordination.username), no path, query or fragment. https is refused with a message
+// saying that TLS is not supported.
+Result<Endpoint> parse_etcd_endpoint(std::string_view url);
+
 // The Host header value for the endpoint: "127.0.0.1:8080", "[::1]:8080", or just the host on port 80.
 std::string host_header(const Endpoint& endpoint);
 

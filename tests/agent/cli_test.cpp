@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <initializer_list>
 
-#include "agent/config.hpp"
+#include "agent/config/config.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // file; an accepted configuration, rendered by config_to_json, parses back to the same Config.
 #include <boost/json/serialize.hpp>
 
-#include "agent/config.hpp"
+#include "agent/config/config.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -3,7 +3,7 @@
 // can give (not the client's connect/timeout/size/cancel kinds) and can be described.
 #include <array>
 
-#include "agent/etcd/etcd_codec.hpp"
+#include "agent/coordination/etcd/etcd_codec.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Fuzzes the agent's HTTP endpoint on the bytes a client sends: each request read under the endpoint's
 // limits is answered (routing, health, 404/405) or refused (431, 413, 400), as the connection would be.
-#include "agent/http_exchange.hpp"
+#include "agent/http/http_exchange.hpp"
 #include "tests/fuzz/fuzz_http.hpp"
 
 namespace {

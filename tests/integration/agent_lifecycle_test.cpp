@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include "agent/notification.hpp"
+#include "agent/daemon/notification.hpp"
 #include "agent_scenario.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <optional>
 
-#include "agent/etcd/etcd_client.hpp"
+#include "agent/coordination/etcd/etcd_client.hpp"
 #include "etcd_client_support.hpp"
 #include "etcd_cluster.hpp"
 #include "imds_client_support.hpp"

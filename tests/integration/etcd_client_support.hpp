@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/etcd/etcd_client.hpp"
+#include "agent/coordination/etcd/etcd_client.hpp"
 #include "etcd_cluster.hpp"
 #include "wait_margin.hpp"
 

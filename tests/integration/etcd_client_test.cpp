@@ -1,11 +1,11 @@
 // EtcdClient against real 3-member etcd clusters on loopback: kv, transactions with a range compare, leases
 // and the lease keeper.
-#include "agent/etcd/etcd_client.hpp"
+#include "agent/coordination/etcd/etcd_client.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include "agent/etcd/etcd_lease_keeper.hpp"
+#include "agent/coordination/etcd/etcd_lease_keeper.hpp"
 #include "etcd_client_support.hpp"
 #include "etcd_cluster.hpp"
 #include "imds_client_support.hpp"

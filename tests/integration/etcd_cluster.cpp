@@ -1,4 +1,5 @@
-// Test fixture: the EtcdCluster's member processes (start on free ports, health, kill, restart, freeze, thaw).
+// Test fixture: the EtcdCluster's member processes (start on free ports, health, kill, restart, freeze,
+// thaw).
 #include "etcd_cluster.hpp"
 
 #include <signal.h>
@@ -17,8 +18,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "agent/etcd/base64.hpp"
-#include "agent/etcd/etcd_codec.hpp"
+#include "agent/coordination/etcd/base64.hpp"
+#include "agent/coordination/etcd/etcd_codec.hpp"
 #include "imds_emulator_process.hpp"
 
 namespace cla::test {

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "agent/etcd/base64.hpp"
-#include "agent/etcd/etcd_codec.hpp"
+#include "agent/coordination/etcd/base64.hpp"
+#include "agent/coordination/etcd/etcd_codec.hpp"
 #include "etcd_cluster.hpp"
 #include "imds_emulator_process.hpp"
 

@@ -1,6 +1,6 @@
 // The HTTP endpoint on 127.0.0.1:0 in-process: every path over keep-alive, refused oversized requests,
 // the connection cap, the idle timeout, and a stop that closes everything and leaves no work behind.
-#include "agent/http_endpoint.hpp"
+#include "agent/http/http_endpoint.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>

@@ -1,0 +1,241 @@
+// The coordinated mode's shell (SPEC 9): member key, admission transaction, shared-approval reads, release.
+#include "agent/coordination/coordinator.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/json.hpp>
+
+#include "agent/config/config_coordination.hpp"
+#include "agent/log.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kAdmissionAttempts = 3;  // a transaction beaten by another agent's is read and tried again
+
+asio::awaitable<void> sleep_for(asio::any_io_executor ex, std::chrono::milliseconds d) {
+  asio::steady_timer t(ex, d);
+  boost::system::error_code ec;
+  co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+
+}  // namespace
+
+Result<EtcdClientOptions> etcd_client_options(const CoordinationConfig& c) {
+  EtcdClientOptions options;
+  options.endpoints = c.etcd_endpoints;
+  options.request_timeout = std::clamp<std::chrono::milliseconds>(c.lease_ttl_s / 5, std::chrono::seconds(1),
+                                                                  std::chrono::seconds(5));
+  options.username = c.username;
+  if (!c.password_file.empty()) {
+    auto password = read_password_file(c.password_file);
+    if (!password) return password.error();
+    options.password = std::move(password.value());
+  }
+  return options;
+}
+
+CoordinationKeys coordination_keys(const std::string& cluster) {
+  return {"/cassandra-lifecycle-agent/" + cluster + "/"};
+}
+
+asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
+                                                                         const CoordinationKeys& keys) {
+  auto range = co_await client.range(keys.prefix, prefix_range_end(keys.prefix));
+  if (!range) co_return range.error();
+  CoordinationSnapshot snap;
+  snap.revision = range->revision;
+  for (const auto& kv : range->kvs) {
+    if (kv.key.rfind(keys.members(), 0) == 0) {
+      auto m = member_from_json(kv.value);
+      if (m)
+        snap.members.push_back(std::move(*m));
+      else
+        ++snap.undecodable;
+    } else if (kv.key.rfind(keys.drains(), 0) == 0) {
+      auto r = drain_record_from_json(kv.value);
+      if (!r) {
+        ++snap.undecodable;
+        continue;
+      }
+      r->mod_revision = kv.mod_revision;
+      snap.drains.push_back(std::move(*r));
+    }
+  }
+  co_return snap;
+}
+
+Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& config,
+                         EtcdClientOptions options, int replication_factor, MemberRecord self)
+    : ex_(ex),
+      keys_(coordination_keys(config.cluster)),
+      replication_factor_(replication_factor),
+      self_(std::move(self)),
+      client_(std::make_unique<EtcdClient>(ex, options)),
+      lease_client_(std::make_unique<EtcdClient>(ex, options)) {
+  EtcdLeaseHandlers handlers;
+  handlers.granted = [this](std::int64_t lease) {
+    log_line(LogLevel::info, "coordination_lease_granted",
+             {{"lease", lease}, {"key", keys_.member(self_.vm)}});
+    member_dirty_ = true;  // a new lease: the member key is put under it
+    if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
+  };
+  handlers.lost = [this](std::int64_t lease) {
+    log_line(LogLevel::warning, "coordination_lease_lost", {{"lease", lease}});
+  };
+  handlers.failed = [](const EtcdFailure& f, std::chrono::milliseconds retry_in) {
+    log_line(LogLevel::debug, "coordination_keepalive_failed",
+             {{"detail", describe(f)}, {"retry_in_ms", retry_in.count()}});
+  };
+  keeper_ = std::make_unique<EtcdLeaseKeeper>(ex, *lease_client_, config.lease_ttl_s, std::move(handlers));
+}
+
+void Coordinator::start() {
+  asio::co_spawn(ex_, keeper_->run(), asio::detached);
+}
+
+void Coordinator::set_identity(const std::string& datacenter, const std::string& rack,
+                               const std::string& host_id) {
+  if (self_.datacenter == datacenter && self_.rack == rack && self_.host_id == host_id) return;
+  self_.datacenter = datacenter;
+  self_.rack = rack;
+  self_.host_id = host_id;
+  member_dirty_ = true;
+  if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
+}
+
+void Coordinator::set_member(MemberPhase phase, std::vector<std::string> events) {
+  if (self_.phase == phase && self_.events == events) return;
+  self_.phase = phase;
+  self_.events = std::move(events);
+  member_dirty_ = true;
+  if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
+}
+
+// One writer: the latest member value is put under the current lease; failures are retried every second.
+asio::awaitable<void> Coordinator::write_member() {
+  member_writing_ = true;
+  while (member_dirty_ && !stopped_) {
+    const std::int64_t lease = keeper_->lease();
+    if (lease == 0) break;  // the next grant writes it
+    member_dirty_ = false;
+    const std::string value = boost::json::serialize(to_json(self_));
+    auto put = co_await client_->put(EtcdPut(keys_.member(self_.vm), value, lease));
+    if (!put) {
+      member_dirty_ = true;
+      log_line(LogLevel::debug, "coordination_member_write_failed", {{"detail", describe(put.error())}});
+      co_await sleep_for(ex_, 1s);
+    }
+  }
+  member_writing_ = false;
+}
+
+asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool unconditional,
+                                                     std::set<std::string> up_host_ids) {
+  DrainRecord record;
+  record.vm = self_.vm;
+  record.datacenter = self_.datacenter;
+  record.rack = self_.rack;
+  record.host_id = self_.host_id;
+  record.events = self_.events;
+  if (std::find(record.events.begin(), record.events.end(), to_upper(event_id)) == record.events.end())
+    record.events.push_back(to_upper(event_id));
+  record.since = WallClock::now();
+  const std::string own_key = keys_.drain(self_.vm);
+  const std::string value = boost::json::serialize(to_json(record));
+  if (unconditional) {
+    auto put = co_await client_->put(EtcdPut(own_key, value));
+    if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}};
+    co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}};
+  }
+  for (int attempt = 1; attempt <= kAdmissionAttempts; ++attempt) {
+    auto snap = co_await read_snapshot(*client_, keys_);
+    if (!snap) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}};
+    AdmissionInput in;
+    in.vm = self_.vm;
+    in.datacenter = self_.datacenter;
+    in.rack = self_.rack;
+    in.replication_factor = replication_factor_;
+    in.records = snap->drains;
+    for (const auto& m : snap->members) in.member_vms.insert(m.vm);
+    in.up_host_ids = std::move(up_host_ids);
+    const AdmissionVerdict verdict = decide_admission(in);
+    up_host_ids = std::move(in.up_host_ids);
+    if (!verdict.admitted)
+      co_return AdmissionOutcome{CoordinationResult::refused, verdict.reason, verdict.out_racks};
+    // Guarded by the drains' revisions: no record under drains/ changed since the read.
+    std::vector<EtcdCompare> compare;
+    compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::less, keys_.drains(),
+                         prefix_range_end(keys_.drains()), snap->revision + 1);
+    std::vector<EtcdOp> success;
+    success.emplace_back(EtcdPut(own_key, value));
+    for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(keys_.drain(stale.vm)));
+    std::vector<EtcdOp> failure;
+    auto txn = co_await client_->txn(std::move(compare), std::move(success), std::move(failure));
+    if (!txn) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(txn.error()), {}};
+    if (txn->succeeded) {
+      for (const auto& stale : verdict.stale)
+        log_line(LogLevel::warning, "stale_drain_record_removed",
+                 {{"vm", stale.vm},
+                  {"rack", stale.rack},
+                  {"host_id", stale.host_id},
+                  {"reason", "its agent has no member key and its node is UN"}});
+      co_return AdmissionOutcome{CoordinationResult::allowed, verdict.reason, {}};
+    }
+  }
+  co_return AdmissionOutcome{CoordinationResult::refused, "other agents' drain records kept changing", {}};
+}
+
+asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
+                                                           std::vector<std::string> resources,
+                                                           bool wait_for_unregistered) {
+  auto snap = co_await read_snapshot(*client_, keys_);
+  if (!snap) co_return SharedOutcome{CoordinationResult::unavailable, describe(snap.error()), "", {}, {}};
+  SharedApprovalInput in;
+  in.vm = self_.vm;
+  in.event_id = std::move(event_id);
+  in.resources = std::move(resources);
+  in.wait_for_unregistered = wait_for_unregistered;
+  for (auto& m : snap->members)
+    if (!iequals(m.vm, self_.vm)) in.members.push_back(std::move(m));
+  if (keeper_->lease() != 0) in.members.push_back(self_);  // this agent's own view is the newest
+  const SharedVerdict v = decide_shared_approval(in);
+  SharedOutcome out;
+  out.result = v.this_agent_approves ? CoordinationResult::allowed : CoordinationResult::refused;
+  out.approver = v.approver;
+  out.waiting = v.waiting;
+  out.unregistered = v.unregistered;
+  out.detail = v.this_agent_approves ? "every listed member is drained"
+               : v.ready             ? "every listed member is drained; " + v.approver + " approves"
+                                     : "waiting for listed VMs to be drained";
+  co_return out;
+}
+
+asio::awaitable<void> Coordinator::release() {
+  for (auto delay = 1s; !stopped_; delay = std::min<std::chrono::seconds>(delay * 2, 10s)) {
+    auto deleted = co_await client_->delete_range(EtcdDelete(keys_.drain(self_.vm)));
+    if (deleted) {
+      if (*deleted > 0) log_line(LogLevel::info, "drain_record_removed", {{"key", keys_.drain(self_.vm)}});
+      co_return;
+    }
+    log_line(LogLevel::warning, "drain_record_removal_failed",
+             {{"detail", describe(deleted.error())}, {"retry_in_s", delay.count()}});
+    co_await sleep_for(ex_, delay);
+  }
+}
+
+asio::awaitable<void> Coordinator::shutdown() {
+  stopped_ = true;
+  keeper_->stop();
+  lease_client_->cancel();
+  const std::int64_t lease = keeper_->lease();
+  if (lease == 0) co_return;
+  auto revoked = co_await client_->lease_revoke(lease);
+  log_line(revoked ? LogLevel::info : LogLevel::warning, "coordination_lease_revoked",
+           {{"lease", lease}, {"ok", revoked.ok()}, {"detail", revoked ? "" : describe(revoked.error())}});
+}
+
+}  // namespace cla

@@ -1,0 +1,85 @@
+// The coordinated mode's shell (SPEC 9): this agent's member key on a lease, drain admission as one etcd
+// transaction, the reads behind shared-event approval, and the drain record's removal. Decisions are made by
+// state/coordination_decisions; this class only reads and writes etcd.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/config/config.hpp"
+#include "agent/coordination/etcd/etcd_client.hpp"
+#include "agent/coordination/etcd/etcd_lease_keeper.hpp"
+#include "state/coordination_decisions.hpp"
+#include "state/core_io.hpp"
+
+namespace cla {
+
+// The client's options: the endpoints, the password read from password_file (one trailing newline dropped),
+// and a request timeout derived from the lease TTL: TTL/5 within 1-5 s, so that a keepalive every TTL/3 can
+// fail over across two unresponsive members before the lease runs out. Fails when the password file cannot
+// be read (the config check already read it once; it may have changed since).
+Result<EtcdClientOptions> etcd_client_options(const CoordinationConfig& coordination);
+
+// "/cassandra-lifecycle-agent/<cluster>/" and the keys under it.
+struct CoordinationKeys {
+  std::string prefix;
+  std::string members() const { return prefix + "members/"; }
+  std::string drains() const { return prefix + "drains/"; }
+  std::string member(const std::string& vm) const { return members() + vm; }
+  std::string drain(const std::string& vm) const { return drains() + vm; }
+};
+CoordinationKeys coordination_keys(const std::string& cluster);
+
+// Everything under the prefix, decoded; values that do not decode are skipped (and counted).
+struct CoordinationSnapshot {
+  std::vector<MemberRecord> members;
+  std::vector<DrainRecord> drains;
+  std::int64_t revision = 0;
+  int undecodable = 0;
+};
+boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
+                                                                                const CoordinationKeys& keys);
+
+class Coordinator {
+ public:
+  Coordinator(boost::asio::any_io_executor ex, const CoordinationConfig& config, EtcdClientOptions options,
+              int replication_factor, MemberRecord self);
+
+  void start();  // the lease keeper; the member key is put at each grant
+  // The member key's phase and events; written (in the background) when they change.
+  void set_member(MemberPhase phase, std::vector<std::string> events);
+  // The node's DC, rack and host id, as nodetool info reports them.
+  void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id);
+
+  // Records this node's drain: within the rack budget (stale records deleted in the same transaction), or
+  // unconditionally. `up_host_ids`: the hosts UN in this agent's nodetool status.
+  boost::asio::awaitable<AdmissionOutcome> admit(std::string event_id, bool unconditional,
+                                                 std::set<std::string> up_host_ids);
+  boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
+                                                       std::vector<std::string> resources,
+                                                       bool wait_for_unregistered);
+  // Removes this node's drain record, retrying until etcd answers (a left record would block other racks).
+  boost::asio::awaitable<void> release();
+  // On SIGTERM: stop keeping the lease and revoke it (the member key goes at once).
+  boost::asio::awaitable<void> shutdown();
+
+ private:
+  boost::asio::awaitable<void> write_member();
+
+  boost::asio::any_io_executor ex_;
+  CoordinationKeys keys_;
+  int replication_factor_;
+  MemberRecord self_;
+  std::unique_ptr<EtcdClient> client_;        // admission, reads, member writes
+  std::unique_ptr<EtcdClient> lease_client_;  // keepalives never queue behind a transaction
+  std::unique_ptr<EtcdLeaseKeeper> keeper_;
+  bool member_dirty_ = false;
+  bool member_writing_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace cla

@@ -1,0 +1,251 @@
+// The shell's life: start-up, the IMDS poll loop, the core's wake-up timer, and a clean stop.
+#include "agent/daemon/daemon.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include "agent/daemon/systemd_notify.hpp"
+#include "agent/http/http_endpoint.hpp"
+#include "agent/log.hpp"
+#include "state/state_codec.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+ImdsClientOptions imds_options(const Config& c) {
+  ImdsClientOptions o;
+  o.endpoint = c.imds.endpoint;
+  o.api_version = c.imds.api_version;
+  o.request_timeout = c.imds.request_timeout_ms;
+  return o;
+}
+// The poll's GET has no timer of its own: the ticks, which run anyway, end it when it is overdue (SPEC 4, the
+// idle poll's system calls). A tick ends a GET whose deadline falls before the middle of the next interval,
+// so request_timeout_ms holds to within half a poll interval. Nor does it start an Asio read: the run loop's
+// wake-ups read the answer (DaemonDriver).
+ImdsClientOptions poll_options(const Config& c) {
+  ImdsClientOptions o = imds_options(c);
+  o.deadline_watch = DeadlineWatch::caller;
+  o.answer_watch = AnswerWatch::caller;
+  return o;
+}
+constexpr auto kImdsErrorLogEvery = 60s;
+}  // namespace
+
+Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
+    : io_(io),
+      config_(std::move(config)),
+      dry_run_(dry_run),
+      poll_client_(io.get_executor(), poll_options(config_)),
+      approval_client_(io.get_executor(), imds_options(config_)),
+      nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
+      store_(config_.state_file),
+      poll_timer_(io),
+      ticker_(io.get_executor(), config_.imds.poll_interval_ms,
+              [this](Ticker::Clock::time_point now) {
+                poll_client_.expire_overdue(now + config_.imds.poll_interval_ms / 2);
+              }),
+      wake_timer_(io),
+      driver_(ticker_, poll_client_) {}
+
+void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {
+  asio::co_spawn(io_, std::move(coroutine), [what](std::exception_ptr e) {
+    if (!e) return;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      log_line(LogLevel::error, "internal_error", {{"where", what}, {"error", ex.what()}});
+    }
+  });
+}
+
+asio::awaitable<int> Daemon::run() {
+  if (!co_await resolve_identity()) co_return stopping_ ? 0 : 1;
+
+  auto loaded = store_.load(WallClock::now(), !dry_run_);
+  if (!loaded) {
+    log_line(LogLevel::error, "state_file_unreadable",
+             {{"path", store_.path()}, {"error", loaded.error().message}});
+    co_return 1;
+  }
+  if (loaded->kind == LoadedState::Kind::corrupt)
+    log_line(LogLevel::error, "state_file_corrupt",
+             {{"path", store_.path()}, {"problem", loaded->problem}, {"moved_to", loaded->moved_to}});
+  const StateSource source = loaded->kind == LoadedState::Kind::loaded    ? StateSource::loaded
+                             : loaded->kind == LoadedState::Kind::corrupt ? StateSource::corrupt
+                                                                          : StateSource::missing;
+  const StartupInfo info = co_await observe_node(source);
+  // Stopped while the node's status was asked: nothing is decided, and nothing logged after agent_stopped.
+  if (stopping_) co_return 0;
+
+  CorePolicy policy;
+  policy.resource_name = resource_name_;
+  policy.drain_lead = config_.policy.drain_lead_s;
+  policy.unsafe_drain_lead = config_.policy.unsafe_drain_lead_s;
+  policy.no_impact_freeze_max_s = config_.policy.no_impact_freeze_max_s.count();
+  policy.approve_user_events = config_.policy.approve_user_events;
+  policy.approve_shared_events = config_.policy.approve_shared_events;
+  policy.flush_before_restart = config_.policy.flush_before_restart;
+  policy.has_restart_command = !config_.cassandra.restart_command.empty();
+  if (!start_coordination(policy)) co_return 1;
+  if (coordinator_) co_await read_identity();
+  if (stopping_) co_return 0;
+  core_.emplace(policy, std::move(loaded->state));
+  execute(core_->start(info, WallClock::now()));
+
+  if (!config_.http.listen.empty()) {
+    EndpointSources sources;
+    sources.poll_interval = config_.imds.poll_interval_ms;
+    sources.last_poll_success = [this] { return last_poll_success_; };
+    sources.metrics_text = [this] { return metrics_.serialize(); };
+    sources.state_json = [this] { return state_json(); };
+    auto opened =
+        HttpEndpoint::open(io_.get_executor(), config_.http.listen, make_http_handler(std::move(sources)));
+    if (!opened) {
+      log_line(LogLevel::error, "http_listen_failed",
+               {{"listen", config_.http.listen}, {"error", opened.error().message}});
+      co_return 1;
+    }
+    http_ = std::move(opened).value();
+    http_->start();
+    const auto bound = http_->local_endpoint();
+    log_line(LogLevel::info, "http_listening",
+             {{"address", bound.address().to_string()}, {"port", bound.port()}});
+  }
+
+  systemd::ready();
+  if (const auto interval = systemd::watchdog_interval()) {
+    const auto period = *interval / 2;
+    if (period >= config_.imds.poll_interval_ms)
+      driver_.ping_watchdog_every(period);
+    else
+      spawn(watchdog_loop(period), "watchdog_loop");
+  }
+  spawn(timer_loop(), "timer_loop");
+  co_await poll_loop();
+  co_return 0;
+}
+
+void Daemon::stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  systemd::stopping();
+  poll_timer_.cancel();
+  ticker_.stop();
+  wake_timer_.cancel();
+  poll_client_.cancel();
+  approval_client_.cancel();
+  if (http_) http_->stop();
+}
+
+asio::awaitable<void> Daemon::poll_loop() {
+  ticker_.start();
+  while (!stopping_) {
+    const auto started = std::chrono::steady_clock::now();
+    auto result = co_await poll_client_.get_scheduled_events();
+    if (stopping_) break;
+    if (result) {
+      metrics_.imds_request("ok");
+      last_poll_success_ = WallClock::now();
+      metrics_.set_last_poll_success(
+          std::chrono::duration<double>(last_poll_success_->time_since_epoch()).count());
+      if (poll_failures_ > 0) log_line(LogLevel::info, "imds_recovered", {{"failed_polls", poll_failures_}});
+      poll_failures_ = 0;
+      failures_since_logged_ = 0;
+      last_failure_kind_.clear();
+      throttle_backoff_ = 0ms;
+      execute(core_->on_document(result.value(), WallClock::now()));
+    } else {
+      on_poll_failed(result.error());
+    }
+    // Throttled: the ticks within the back-off are skipped.
+    const auto resume_at = started + throttle_backoff_;
+    for (;;) {
+      const auto [ended, tick] = co_await ticker_.async_next(asio::as_tuple(asio::use_awaitable));
+      if (ended) co_return;
+      if (tick >= resume_at) break;
+    }
+  }
+}
+
+// A failed poll is counted and logged (rate-limited); it never reaches the core as "events removed".
+void Daemon::on_poll_failed(const ImdsFailure& failure) {
+  const std::string kind(to_string(failure.kind));
+  metrics_.imds_request(kind);
+  ++poll_failures_;
+  if (failure.kind == ImdsFailure::Kind::throttled)
+    throttle_backoff_ = std::min<std::chrono::milliseconds>(
+        std::max<std::chrono::milliseconds>(throttle_backoff_ * 2, 1s), 30s);
+  const WallTime now = WallClock::now();
+  const bool new_kind = kind != last_failure_kind_;
+  if (new_kind || !last_failure_logged_ || now - *last_failure_logged_ >= kImdsErrorLogEvery) {
+    log_line(LogLevel::warning, "imds_error",
+             {{"kind", kind},
+              {"http_status", failure.http_status},
+              {"detail", failure.detail},
+              {"consecutive_failures", poll_failures_},
+              {"suppressed", failures_since_logged_}});
+    last_failure_logged_ = now;
+    last_failure_kind_ = kind;
+    failures_since_logged_ = 0;
+  } else {
+    ++failures_since_logged_;
+  }
+}
+
+// When the ticks come more often than WatchdogSec/2 (the usual case), they ping (DaemonDriver). Otherwise
+// pinged from its own timer on the event loop: a poll may legitimately wait minutes (the first IMDS call
+// after boot), while a wedged loop stops the pings and systemd restarts the agent.
+asio::awaitable<void> Daemon::watchdog_loop(std::chrono::microseconds period) {
+  asio::steady_timer timer(io_);
+  while (!stopping_) {
+    systemd::watchdog();
+    timer.expires_after(period);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
+
+asio::awaitable<void> Daemon::timer_loop() {
+  while (!stopping_) {
+    wake_timer_.expires_at(wake_at_);
+    boost::system::error_code ec;
+    co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_) break;
+    if (!ec) {
+      wake_at_ = std::chrono::steady_clock::time_point::max();
+      execute(core_->on_timer(WallClock::now()));
+    }
+  }
+}
+
+// NotBefore is wall-clock; the timer is steady: convert at the edge, each time the core has spoken.
+void Daemon::rearm_timer() {
+  const WallTime wall_now = WallClock::now();
+  const auto next = core_->next_wakeup(wall_now);
+  const auto at = next ? std::chrono::steady_clock::now() +
+                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(*next - wall_now)
+                       : std::chrono::steady_clock::time_point::max();
+  if (at == wake_at_) return;
+  wake_at_ = at;
+  wake_timer_.cancel();  // the timer loop wakes with operation_aborted and waits for the new instant
+}
+
+std::string Daemon::state_json() const {
+  boost::json::object o = encode_state(core_->state()).as_object();
+  o["resource_name"] = resource_name_;
+  o["fault_domain"] = fault_domain_;
+  o["dry_run"] = dry_run_;
+  o["busy"] = core_->busy();
+  o["last_poll_success_ms"] = last_poll_success_
+                                  ? boost::json::value(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                           last_poll_success_->time_since_epoch())
+                                                           .count())
+                                  : boost::json::value(nullptr);
+  return boost::json::serialize(o);
+}
+
+}  // namespace cla

@@ -1,0 +1,122 @@
+// The shell: one coroutine loop that polls IMDS, feeds the decision core and carries out its actions.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "agent/config/config.hpp"
+#include "agent/coordination/coordinator.hpp"
+#include "agent/daemon/daemon_driver.hpp"
+#include "agent/daemon/notification.hpp"
+#include "agent/daemon/ticker.hpp"
+#include "agent/http/metrics.hpp"
+#include "cassandra/nodetool_runner.hpp"
+#include "imds/imds_client.hpp"
+#include "state/core.hpp"
+#include "state/state_store.hpp"
+
+namespace cla {
+
+class HttpEndpoint;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// What the agent adds to the drain path beyond the nodetool commands (SPEC 4), for the log lines' fields.
+struct DrainTiming {
+  std::optional<SteadyTime> last_exit;   // of the last drain command
+  std::optional<double> first_exec_ms;   // decision -> first exec
+  double between_max_ms = 0;             // one command's exit -> the next one's exec
+  std::optional<double> to_approval_ms;  // last exit -> the approval POST (includes persisting the state)
+  double persist_ms = 0;                 // the state write before that approval
+};
+
+// statusgossip / statusbinary: running or not, or why it could not be told.
+Result<bool> running_state(const CommandOutcome& out);
+
+// Lives for the whole process (see agent_main.cpp): coroutines it started may still be suspended when the
+// io_context is torn down, and must find it alive.
+class Daemon {
+ public:
+  Daemon(boost::asio::io_context& io, Config config, bool dry_run);
+
+  // Runs until stop(); returns the process exit code (0 clean stop, 1 fatal runtime error).
+  boost::asio::awaitable<int> run();
+  void stop();
+  // After the io_context stopped: revoke the etcd lease (coordinated mode), running `io` for at most `limit`.
+  void finish(std::chrono::milliseconds limit);
+  // What the run loop must drive (run_with_ticks; DaemonLife::run): the poll's ticks, which no timer fires,
+  // and the poll's answer, which no Asio operation reads.
+  TickSource& ticks() { return driver_; }
+
+ private:
+  // start-up (daemon_startup.cpp)
+  boost::asio::awaitable<bool> resolve_identity();
+  boost::asio::awaitable<StartupInfo> observe_node(StateSource source);
+  // loops (daemon.cpp)
+  boost::asio::awaitable<void> poll_loop();
+  boost::asio::awaitable<void> timer_loop();
+  boost::asio::awaitable<void> watchdog_loop(std::chrono::microseconds period);
+  void on_poll_failed(const ImdsFailure& failure);
+  void rearm_timer();
+  // actions (daemon_actions.cpp)
+  void execute(Actions actions);
+  void log_core(const LogAction& line);
+  boost::asio::awaitable<SafetyResult> evaluate_gate();
+  boost::asio::awaitable<void> check_safety();
+  boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
+  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline,
+                                                        CommandOutcome& first, CommandOutcome& last);
+  void time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first, const CommandOutcome& last);
+  boost::asio::awaitable<StepOutcome> confirm_restored();
+  boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
+  // coordinated mode (daemon_coordination.cpp)
+  bool start_coordination(CorePolicy& policy);
+  boost::asio::awaitable<void> read_identity();
+  boost::asio::awaitable<void> admit(Admit admit);
+  boost::asio::awaitable<void> check_shared(std::string event_id);
+  void sync_member();
+  void notify(const Notify& notification);
+  boost::asio::awaitable<void> run_hooks();
+  boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand);
+  std::string state_json() const;
+  // Runs `coroutine` on the loop; an exception escaping it is logged as internal_error, not lost.
+  void spawn(boost::asio::awaitable<void> coroutine, const char* what);
+
+  boost::asio::io_context& io_;
+  Config config_;
+  bool dry_run_;
+  std::string resource_name_;
+  int fault_domain_ = -1;
+  ImdsClient poll_client_;
+  ImdsClient approval_client_;
+  NodetoolRunner nodetool_;
+  StateStore store_;
+  std::optional<Core> core_;
+  std::unique_ptr<Coordinator> coordinator_;
+  std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
+  std::string own_host_id_;            // from nodetool info once; forgotten when Cassandra is restarted
+  Metrics metrics_;
+  std::shared_ptr<HttpEndpoint> http_;
+  boost::asio::steady_timer poll_timer_;
+  Ticker ticker_;
+  boost::asio::steady_timer wake_timer_;
+  std::chrono::steady_clock::time_point wake_at_ = std::chrono::steady_clock::time_point::max();
+  DaemonDriver driver_;
+  bool stopping_ = false;
+  std::optional<WallTime> last_poll_success_;
+  int poll_failures_ = 0;
+  std::string last_failure_kind_;
+  std::optional<WallTime> last_failure_logged_;
+  int failures_since_logged_ = 0;
+  std::chrono::milliseconds throttle_backoff_{0};
+  DrainTiming drain_timing_;
+  std::deque<Notification> hook_queue_;  // hooks run one at a time, in the order announced
+  bool hooks_running_ = false;
+};
+
+}  // namespace cla

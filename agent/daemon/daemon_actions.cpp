@@ -1,0 +1,317 @@
+// The shell carries out the core's actions: log, persist, check safety, run steps, approve, notify.
+#include <boost/asio.hpp>
+#include <cmath>
+
+#include "agent/daemon/daemon.hpp"
+#include "agent/daemon/notification.hpp"
+#include "agent/log.hpp"
+#include "cassandra/info_parser.hpp"
+#include "cassandra/node_identity.hpp"
+#include "cassandra/process_runner.hpp"
+#include "cassandra/running_parser.hpp"
+#include "cassandra/safety_gate.hpp"
+#include "cassandra/status_parser.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+LogLevel level_of(Severity s) {
+  switch (s) {
+    case Severity::debug:
+      return LogLevel::debug;
+    case Severity::info:
+      return LogLevel::info;
+    case Severity::warning:
+      return LogLevel::warning;
+    case Severity::error:
+      return LogLevel::error;
+  }
+  return LogLevel::info;
+}
+
+constexpr auto kHookTimeout = 30s;
+}  // namespace
+
+Result<bool> running_state(const CommandOutcome& out) {
+  if (!out.ok()) return make_error(out.summary());
+  return parse_running(out.out);
+}
+
+namespace {
+double ms_between(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+double rounded(double ms) {
+  return std::round(ms * 100) / 100;
+}
+}  // namespace
+
+void Daemon::execute(Actions actions) {
+  const SteadyTime issued = std::chrono::steady_clock::now();  // the core has just decided these
+  bool persist_failed = false;
+  bool persisted = false;
+  double persist_ms = 0;
+  for (auto& action : actions) {
+    if (auto* line = std::get_if<LogAction>(&action)) {
+      log_core(*line);
+    } else if (std::holds_alternative<Persist>(action)) {
+      // Every Persist of one list writes the same state (the core has already moved on): one write serves.
+      if (dry_run_ || persisted) continue;
+      persisted = true;
+      const auto persist_started = std::chrono::steady_clock::now();
+      auto saved = store_.save(core_->state());
+      persist_ms = ms_between(persist_started, std::chrono::steady_clock::now());
+      persist_failed = !saved.ok();
+      if (persist_failed)
+        log_line(LogLevel::error, "state_write_failed",
+                 {{"path", store_.path()}, {"error", saved.error().message}});
+    } else if (auto* approve_action = std::get_if<Approve>(&action)) {
+      if (persist_failed) {
+        // Never approve what is not on disk: report a retryable failure; the core asks again later.
+        execute(core_->on_approval_done(approve_action->event_id,
+                                        {ApprovalResult::retryable_failure, "state file not written"},
+                                        WallClock::now()));
+        continue;
+      }
+      spawn(approve(approve_action->event_id, persist_ms), "approve");
+    } else if (std::holds_alternative<CheckSafety>(action)) {
+      spawn(check_safety(), "check_safety");
+    } else if (auto* step = std::get_if<RunStep>(&action)) {
+      spawn(run_step(*step, issued), "run_step");
+    } else if (auto* n = std::get_if<Notify>(&action)) {
+      notify(*n);
+    } else if (auto* a = std::get_if<Admit>(&action)) {
+      spawn(admit(*a), "admit");
+    } else if (auto* c = std::get_if<CheckSharedApproval>(&action)) {
+      spawn(check_shared(c->event_id), "check_shared_approval");
+    } else if (std::holds_alternative<ReleaseDrain>(action)) {
+      if (coordinator_) spawn(coordinator_->release(), "release_drain");
+    }
+  }
+  sync_member();
+  metrics_.set_node_drained(core_->state().node.out_of_service);
+  rearm_timer();
+}
+
+void Daemon::log_core(const LogAction& line) {
+  boost::json::object fields = line.fields;
+  if (dry_run_) fields["dry_run"] = true;
+  if (line.msg == "drain_started") drain_timing_ = {};
+  if (line.msg == "drain_completed") {
+    if (drain_timing_.first_exec_ms) fields["overhead_first_exec_ms"] = rounded(*drain_timing_.first_exec_ms);
+    fields["overhead_between_max_ms"] = rounded(drain_timing_.between_max_ms);
+  }
+  if (line.msg == "event_approved" && drain_timing_.to_approval_ms) {
+    fields["overhead_to_approval_ms"] = rounded(*drain_timing_.to_approval_ms);
+    fields["persist_ms"] = rounded(drain_timing_.persist_ms);
+  }
+  log_line(level_of(line.severity), line.msg, std::move(fields));
+  const std::string& m = line.msg;
+  if (m == "event_seen") metrics_.event_seen(line.fields.at("event_type").as_string());
+  if (m == "drain_completed") metrics_.drain("ok");
+  if (m == "nodetool_failed") metrics_.drain("failed");
+  if (m == "drain_forced_unsafe") metrics_.drain("forced_unsafe");
+  if (m == "event_approved") metrics_.approval("ok");
+  if (m == "approval_failed") metrics_.approval("failed");
+  if (m == "approval_rejected") metrics_.approval("rejected");
+  if (m == "approval_withheld") metrics_.approval("withheld");
+  if (m == "restore_completed") metrics_.restore("ok");
+  if (m == "restore_failed" || m == "restart_required") metrics_.restore("failed");
+}
+
+asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) {
+  CommandOutcome out = co_await nodetool_.run(subcommand);
+  metrics_.nodetool_duration(subcommand, std::chrono::duration<double>(out.duration).count());
+  log_line(LogLevel::debug, "nodetool_ran",
+           {{"subcommand", subcommand}, {"ok", out.ok()}, {"duration_ms", out.duration.count()}});
+  co_return out;
+}
+
+// Reads the node's view of the cluster and asks the gate; any failure to read it is unsafe (fail closed).
+asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
+  const CommandOutcome status = co_await nodetool("status");
+  if (!status.ok())
+    co_return SafetyResult{false, "nodetool status failed (fail closed): " + status.summary(), {}};
+  auto cluster = parse_nodetool_status(status.out);
+  if (!cluster)
+    co_return SafetyResult{
+        false, "cannot read nodetool status (fail closed): " + cluster.error().message, {}};
+  // The host id does not change while Cassandra runs, so `info` (a JVM start: seconds of CPU that Cassandra's
+  // requests compete with) runs once; DC and rack come from the node's own status row at every check.
+  std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
+  if (!self) {
+    const CommandOutcome info = co_await nodetool("info");
+    if (!info.ok())
+      co_return SafetyResult{false, "nodetool info failed (fail closed): " + info.summary(), {}};
+    auto parsed = parse_nodetool_info(info.out);
+    if (!parsed)
+      co_return SafetyResult{false, "cannot read nodetool info (fail closed): " + parsed.error().message, {}};
+    self = parsed.value();
+    own_host_id_ = self->host_id;
+  }
+
+  const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
+  const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
+  if (configured != self->rack)
+    log_line(LogLevel::error, "topology_mismatch",
+             {{"fault_domain", fault_domain_},
+              {"configured_rack", configured},
+              {"cassandra_rack", self->rack},
+              {"note", "the gate uses the rack nodetool reports"}});
+  up_host_ids_.clear();
+  for (const auto& row : cluster->rows)
+    if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
+  if (coordinator_) coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
+  const SafetyVerdict v = evaluate_safety(*cluster, *self, config_.topology.replication_factor);
+  co_return SafetyResult{v.safe, v.reason, v.down_racks};
+}
+
+asio::awaitable<void> Daemon::check_safety() {
+  const SafetyResult result = co_await evaluate_gate();
+  if (!result.safe) metrics_.unsafe_block();
+  if (stopping_) co_return;
+  execute(core_->on_safety(result, WallClock::now()));
+}
+
+asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
+  StepOutcome outcome;
+  const bool mutating = step.step != Step::confirm_restored && step.step != Step::check_serving;
+  if (dry_run_ && step.step == Step::check_serving) {
+    // The drain it did not run would have left the node not serving: show the restore that would follow.
+    outcome.detail = "dry run: a drained node does not serve";
+  } else if (dry_run_ && mutating) {
+    log_line(LogLevel::info, "dry_run_skipped", {{"step", to_string(step.step)}, {"dry_run", true}});
+    outcome.ok = true;
+  } else if (step.step == Step::restart_cassandra) {
+    own_host_id_.clear();  // a restarted node may come back under another identity: ask info again
+    const CommandOutcome out =
+        co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s);
+    outcome.ok = out.ok();
+    outcome.detail = out.summary();
+    if (!out.ok()) log_line(LogLevel::warning, "restart_command_failed", {{"detail", out.summary()}});
+  } else if (step.step == Step::confirm_restored || step.step == Step::check_serving) {
+    outcome = co_await confirm_restored();
+  } else {
+    CommandOutcome first, last;
+    outcome = co_await run_nodetool_step(std::string(to_string(step.step)), step.deadline, first, last);
+    time_drain_step(step.step, issued, first, last);
+  }
+  if (stopping_) co_return;  // what is done is persisted; a restart resumes from there
+  execute(core_->on_step_done(step.step, outcome, WallClock::now()));
+}
+
+// The gap before a drain command's exec: from the core's decision for the first, from the previous command's
+// exit for the next ones (it holds the state write between them). Logged per step, summed up on
+// drain_completed.
+void Daemon::time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first,
+                             const CommandOutcome& last) {
+  if (step != Step::disable_binary && step != Step::disable_gossip && step != Step::flush) return;
+  if (first.started == SteadyTime{}) return;
+  const bool is_first = !drain_timing_.last_exit;
+  const double overhead = ms_between(is_first ? issued : *drain_timing_.last_exit, first.started);
+  if (is_first)
+    drain_timing_.first_exec_ms = overhead;
+  else
+    drain_timing_.between_max_ms = std::max(drain_timing_.between_max_ms, overhead);
+  drain_timing_.last_exit = last.ended;
+  log_line(LogLevel::info, "drain_step_done",
+           {{"step", to_string(step)},
+            {"ok", last.ok()},
+            {"command_ms", rounded(ms_between(first.started, last.ended))},
+            {is_first ? "overhead_first_exec_ms" : "overhead_since_last_exit_ms", rounded(overhead)}});
+}
+
+// One mutating nodetool command, retried with backoff until `deadline`; a refusal after drain ends at once.
+// `first` and `last` get the first and the last attempt's outcomes (their start and end instants).
+asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcommand, WallTime deadline,
+                                                       CommandOutcome& first, CommandOutcome& last) {
+  auto backoff = 1s;
+  for (int attempt = 1;; ++attempt) {
+    const CommandOutcome out = co_await nodetool(subcommand);
+    if (attempt == 1) first = out;
+    last = out;
+    const std::string printed_error = error_despite_exit_0(out);
+    if (out.ok() && printed_error.empty()) co_return StepOutcome{true, false, ""};
+    if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary()};
+    const std::string detail = printed_error.empty() ? out.summary() : "exit 0 but printed: " + printed_error;
+    log_line(LogLevel::warning, "nodetool_attempt_failed",
+             {{"subcommand", subcommand},
+              {"attempt", attempt},
+              {"detail", detail},
+              {"jmx_unreachable", is_connect_failure(out)}});
+    if (stopping_ || WallClock::now() + backoff >= deadline) co_return StepOutcome{false, false, detail};
+    asio::steady_timer t(io_, backoff);
+    co_await t.async_wait(asio::use_awaitable);
+    backoff = std::min<std::chrono::seconds>(backoff * 2, 10s);
+  }
+}
+
+asio::awaitable<StepOutcome> Daemon::confirm_restored() {
+  const CommandOutcome gossip = co_await nodetool("statusgossip");
+  const CommandOutcome binary = co_await nodetool("statusbinary");
+  const auto g = running_state(gossip);
+  const auto b = running_state(binary);
+  if (g && b && *g && *b) co_return StepOutcome{true, false, ""};
+  std::string detail =
+      "statusgossip: " + (g ? std::string(*g ? "running" : "not running") : g.error().message) +
+      ", statusbinary: " + (b ? std::string(*b ? "running" : "not running") : b.error().message);
+  co_return StepOutcome{false, false, detail};
+}
+
+asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {
+  ApprovalOutcome outcome;
+  if (drain_timing_.last_exit && !drain_timing_.to_approval_ms) {
+    drain_timing_.to_approval_ms = ms_between(*drain_timing_.last_exit, std::chrono::steady_clock::now());
+    drain_timing_.persist_ms = persist_ms;
+  }
+  if (dry_run_) {
+    const auto& events = core_->state().events;
+    const auto rec = events.find(to_upper(event_id));
+    boost::json::object fields = rec == events.end() ? boost::json::object{{"event_id", event_id}}
+                                                     : core_->event_fields(rec->second.event);
+    fields["action"] = "approve";
+    fields["dry_run"] = true;
+    log_line(LogLevel::info, "dry_run_skipped", std::move(fields));
+  } else if (auto failure = co_await approval_client_.approve(event_id)) {
+    outcome.result = failure->retryable() ? ApprovalResult::retryable_failure : ApprovalResult::rejected;
+    outcome.detail = std::string(to_string(failure->kind)) + ": " + failure->detail;
+  }
+  if (stopping_) co_return;
+  execute(core_->on_approval_done(event_id, outcome, WallClock::now()));
+}
+
+// Announced in the log at once and through hooks.notify in the background; a hook never delays the drain or
+// the approval, and hooks run one after another so that a pipeline sees the phases in order.
+void Daemon::notify(const Notify& n) {
+  Notification note{n.phase, n.event_id, n.event_type, resource_name_, n.start_time, dry_run_};
+  boost::json::object fields = n.event_fields;
+  fields["notification"] = to_string(n.phase);
+  fields["resource"] = resource_name_;
+  fields["message"] = pipe_message(note);
+  if (dry_run_) fields["dry_run"] = true;  // the hooks get CLA_DRY_RUN=1; the log says it too
+  log_line(LogLevel::info, "maintenance_notification", std::move(fields));
+  if (config_.hooks.notify.empty()) return;
+  hook_queue_.push_back(std::move(note));
+  if (hooks_running_) return;
+  hooks_running_ = true;
+  spawn(run_hooks(), "run_hooks");
+}
+
+asio::awaitable<void> Daemon::run_hooks() {
+  while (!hook_queue_.empty() && !stopping_) {
+    const Notification note = std::move(hook_queue_.front());
+    hook_queue_.pop_front();
+    const CommandOutcome out =
+        co_await run_command(config_.hooks.notify, kHookTimeout, hook_environment(note));
+    if (!out.ok())
+      log_line(
+          LogLevel::warning, "notify_hook_failed",
+          {{"notification", to_string(note.phase)}, {"event_id", note.event_id}, {"detail", out.summary()}});
+  }
+  hooks_running_ = false;
+}
+
+}  // namespace cla

@@ -1,0 +1,93 @@
+// The daemon's coordinated mode (SPEC 9): the Coordinator made from coordination.*, the core's Admit and
+// CheckSharedApproval carried out against etcd, the member key kept in step with the core, the lease revoked
+// on stop.
+#include <boost/asio.hpp>
+
+#include "agent/config/config_coordination.hpp"
+#include "agent/daemon/daemon.hpp"
+#include "agent/log.hpp"
+#include "cassandra/info_parser.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+
+bool Daemon::start_coordination(CorePolicy& policy) {
+  const CoordinationConfig& c = config_.coordination;
+  if (!c.enabled()) return true;
+  if (dry_run_) {
+    log_line(
+        LogLevel::info, "coordination_skipped",
+        {{"dry_run", true}, {"reason", "a dry run writes nothing to etcd; the nodetool gate alone decides"}});
+    return true;
+  }
+  auto options = etcd_client_options(c);
+  if (!options) {
+    log_line(LogLevel::error, "coordination_config_failed", {{"error", options.error().message}});
+    return false;
+  }
+  MemberRecord self;
+  self.vm = resource_name_;
+  self.fault_domain = fault_domain_;
+  self.since = WallClock::now();
+  coordinator_ = std::make_unique<Coordinator>(io_.get_executor(), c, std::move(*options),
+                                               config_.topology.replication_factor, std::move(self));
+  policy.coordinated = true;
+  policy.hold_without_coordination = c.on_unavailable == OnUnavailable::hold;
+  coordinator_->start();
+  log_line(LogLevel::info, "coordination_started",
+           {{"endpoints", boost::json::array(c.etcd_endpoints.begin(), c.etcd_endpoints.end())},
+            {"prefix", coordination_keys(c.cluster).prefix},
+            {"on_unavailable", to_string(c.on_unavailable)}});
+  return true;
+}
+
+// The member key carries the node's DC, rack and host id from the start; the gate refreshes them.
+asio::awaitable<void> Daemon::read_identity() {
+  const CommandOutcome info = co_await nodetool("info");
+  auto self = info.ok() ? parse_nodetool_info(info.out) : Result<NodeInfo>(make_error(info.summary()));
+  if (!self) {
+    log_line(LogLevel::warning, "node_identity_unknown", {{"detail", self.error().message}});
+    co_return;
+  }
+  own_host_id_ = self->host_id;  // the gate's first check needs no info of its own
+  coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
+}
+
+asio::awaitable<void> Daemon::admit(Admit a) {
+  AdmissionOutcome outcome{CoordinationResult::unavailable, "coordination is off", {}};
+  if (coordinator_) outcome = co_await coordinator_->admit(a.event_id, a.forced, up_host_ids_);
+  if (stopping_) co_return;
+  log_line(LogLevel::info, "drain_admission",
+           {{"event_id", a.event_id},
+            {"unconditional", a.forced},
+            {"result", outcome.result == CoordinationResult::allowed   ? "admitted"
+                       : outcome.result == CoordinationResult::refused ? "refused"
+                                                                       : "unavailable"},
+            {"detail", outcome.detail}});
+  execute(core_->on_admission(outcome, WallClock::now()));
+}
+
+asio::awaitable<void> Daemon::check_shared(std::string event_id) {
+  SharedOutcome outcome{CoordinationResult::unavailable, "coordination is off", "", {}, {}};
+  const auto& events = core_->state().events;
+  const auto rec = events.find(to_upper(event_id));
+  if (coordinator_ && rec != events.end())
+    outcome = co_await coordinator_->shared_verdict(event_id, rec->second.event.resources,
+                                                    !config_.policy.approve_shared_events);
+  if (stopping_) co_return;
+  execute(core_->on_shared_verdict(event_id, outcome, WallClock::now()));
+}
+
+void Daemon::sync_member() {
+  if (coordinator_ && core_) coordinator_->set_member(core_->member_phase(), core_->member_events());
+}
+
+void Daemon::finish(std::chrono::milliseconds limit) {
+  if (!coordinator_) return;
+  io_.restart();
+  asio::co_spawn(io_, coordinator_->shutdown(), asio::detached);
+  io_.run_for(limit);
+}
+
+}  // namespace cla

@@ -1,0 +1,70 @@
+// The shell's start-up observations: who this node is (config or IMDS compute), its boot id and its status.
+#include <boost/asio.hpp>
+#include <fstream>
+
+#include "agent/daemon/daemon.hpp"
+#include "agent/log.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+// Tests point CLA_BOOT_ID_FILE at a file of their own to play a VM reboot.
+std::string read_boot_id() {
+  const char* override_path = std::getenv("CLA_BOOT_ID_FILE");
+  std::ifstream in(override_path ? override_path : "/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+}  // namespace
+
+asio::awaitable<bool> Daemon::resolve_identity() {
+  resource_name_ = config_.node.resource_name;
+  fault_domain_ = config_.node.fault_domain;
+  const char* source = "config";
+  while (!stopping_ && (resource_name_.empty() || fault_domain_ < 0)) {
+    source = "imds";
+    // Not on the poll client: its deadlines are watched by the poll loop's ticks, which have not started.
+    auto compute = co_await approval_client_.get_compute();
+    if (compute) {
+      if (resource_name_.empty()) resource_name_ = compute->name;
+      if (fault_domain_ < 0) fault_domain_ = compute->platform_fault_domain;
+      break;
+    }
+    log_line(LogLevel::warning, "imds_error",
+             {{"request", "compute"},
+              {"kind", to_string(compute.error().kind)},
+              {"detail", compute.error().detail}});
+    poll_timer_.expires_after(5s);
+    boost::system::error_code ec;
+    co_await poll_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  if (stopping_) co_return false;
+  log_line(LogLevel::info, "node_identity",
+           {{"resource_name", resource_name_}, {"fault_domain", fault_domain_}, {"source", source}});
+  co_return true;
+}
+
+asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
+  StartupInfo info;
+  info.source = source;
+  info.boot_id = read_boot_id();
+  if (info.boot_id.empty()) log_line(LogLevel::warning, "boot_id_unknown", {});
+  for (const char* sub : {"statusgossip", "statusbinary"}) {
+    const CommandOutcome out = co_await nodetool(sub);
+    if (stopping_) break;  // its child was stopped with the agent: nothing to report after agent_stopped
+    const auto running = running_state(out);
+    if (!running) {
+      log_line(LogLevel::warning, "node_status_unknown",
+               {{"subcommand", sub}, {"detail", running.error().message}});
+      continue;
+    }
+    (std::string(sub) == "statusgossip" ? info.gossip_running : info.binary_running) = *running;
+  }
+  co_return info;
+}
+
+}  // namespace cla
