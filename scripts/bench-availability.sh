@@ -8,14 +8,14 @@ usage() {
 Usage: scripts/bench-availability.sh [--bin-dir DIR] [--runs LIST] [--rate N] [--notice-s N] [--freeze-s N]
                                      [--reboot-s N]
   The cluster of scripts/cassandra-cluster.sh (started if not every node runs) under a client at
-  LOCAL_QUORUM (scripts/availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s,
+  LOCAL_QUORUM (scripts/bench/availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s,
   default 40, half writes) through the same wave once per run:
     noagent      nobody approves: each event starts at NotBefore, its impact lands on a serving node
     approve_now  the docs' sample behaviour: every Scheduled event approved at once, no drain
     agent        build/bin/cassandra-lifecycle-agent beside each node (drain, approve, restore)
   The wave, one rack at a time: a platform Freeze of --freeze-s (default 20) then a Reboot that keeps the
   VM down --reboot-s (default 15), each with --notice-s (default 60) of notice, played on the node by
-  imds-emulator --impact-hook scripts/impact-hook.sh. Between steps the bench waits until every node is UN
+  imds-emulator --impact-hook scripts/cluster/impact-hook.sh. Between steps the bench waits until every node is UN
   in every view. Prints a table per run, then
     failed_agent=N failed_noagent=N failed_approve_now=N p99_agent_ms=N p99_noagent_ms=N
   --runs LIST   comma-separated subset of noagent,approve_now,agent (default all three, in that order)
@@ -105,7 +105,7 @@ start_emulator() { # run_dir restart(1|0)
   for k in 1 2 3; do vm_args+=(--vm "vm$k,$((k - 1)),127.0.0.1:0"); done
   IMPACT_HOOK_RESTART=$2 IMPACT_HOOK_NODES="vm1=${addresses[0]},vm2=${addresses[1]},vm3=${addresses[2]}" \
     IMPACT_HOOK_LOG=$dir/impact-hook-start.log \
-    "$bin_dir/imds-emulator" "${vm_args[@]}" --admin 127.0.0.1:0 --impact-hook "$root/scripts/impact-hook.sh" \
+    "$bin_dir/imds-emulator" "${vm_args[@]}" --admin 127.0.0.1:0 --impact-hook "$root/scripts/cluster/impact-hook.sh" \
     >"$dir/emulator.out" 2>"$dir/emulator.err" &
   pids+=($!)
   local tries=0
@@ -195,7 +195,7 @@ run_wave() { # mode -> prints the table; leaves totals in $work/mode/report
       wait_for 300 "the agents started" agents_started "$dir"
       ;;
   esac
-  /usr/bin/python3 -I "$root/scripts/availability_client.py" --contacts "$(IFS=,; echo "${addresses[*]}")" \
+  /usr/bin/python3 -I "$root/scripts/bench/availability_client.py" --contacts "$(IFS=,; echo "${addresses[*]}")" \
     --rate "$rate" --out "$dir/requests" >"$dir/client.out" 2>"$dir/client.err" &
   local client=$!
   pids+=("$client")
@@ -210,7 +210,7 @@ run_wave() { # mode -> prints the table; leaves totals in $work/mode/report
   echo "$(date +%s%3N) after" >>"$dir/phases"
   sleep 10
   stop_all
-  /usr/bin/python3 -I "$root/scripts/availability_report.py" --requests "$dir/requests" --phases "$dir/phases" \
+  /usr/bin/python3 -I "$root/scripts/bench/availability_report.py" --requests "$dir/requests" --phases "$dir/phases" \
     --title "run $mode" | tee "$dir/report"
 }
 

@@ -2,7 +2,7 @@
 # A fleet of N agents on one machine (SPEC 4 and 10): one imds-emulator serving N VMs in 3 fault domains, one
 # nodetool-sim cluster of 3 racks (dc1, N/3 nodes each: fault domain k is rack k+1), N agents polling at 1 Hz.
 # The fleet idles, then lives through a wave: one Freeze per fault domain, listing all its VMs, one fault domain
-# at a time. Prints CPU and RSS, reaction latencies and invariant violations (scripts/fleet_report.py).
+# at a time. Prints CPU and RSS, reaction latencies and invariant violations (scripts/bench/fleet_report.py).
 # Everything is on 127.0.0.1.
 set -euo pipefail
 export LC_ALL=C
@@ -217,7 +217,7 @@ for ((i = 0; i < agents; i++)); do
 done
 agent_pid=()
 
-/usr/bin/python3 -I "$root/scripts/fleet_report.py" --work "$work" --agents "$agents" \
+/usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" \
   --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \
   --idle "$((i1 - i0)) $((a1 - a0)) $((e1 - e0)) $idle_polls" \
   --wave "$((w1 - w0)) $((wa1 - wa0)) $((we1 - we0)) $((wc1 - wc0))" \

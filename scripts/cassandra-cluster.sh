@@ -26,8 +26,8 @@ EOF
 }
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=cassandra_conf.sh
-source "$script_dir/cassandra_conf.sh"
+# shellcheck source=cluster/cassandra_conf.sh
+source "$script_dir/cluster/cassandra_conf.sh"
 
 die() { echo "cassandra-cluster: $*" >&2; exit 1; }
 log() { echo "cassandra-cluster: $*" >&2; }

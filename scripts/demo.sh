@@ -6,13 +6,13 @@
 # Usage: scripts/demo.sh [--no-build] [--bin-dir DIR] [--coordinated]   (or DEMO_BIN_DIR=DIR; DEMO_KEEP=1 keeps
 # the work dir). --coordinated: the agents coordinate through a 3-member etcd and approve the fault-domain events
 # once their three VMs are drained (the emulator plays Azure's documented --shared-approval any).
-#        scripts/demo.sh --real [...]   the same game day on a real 3-node Cassandra 5.0 cluster (demo_real.sh)
+#        scripts/demo.sh --real [...]   the same game day on a real 3-node Cassandra 5.0 cluster (demo/demo_real.sh)
 set -euo pipefail
 export LC_ALL=C
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 for arg in "$@"; do
-  [[ $arg != --real ]] || exec "$root/scripts/demo_real.sh" "$@"
+  [[ $arg != --real ]] || exec "$root/scripts/demo/demo_real.sh" "$@"
 done
 build=1
 coordinated=0
@@ -87,10 +87,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# shellcheck source=scripts/demo_view.sh
-source "$root/scripts/demo_view.sh"
-# shellcheck source=scripts/demo_coordination.sh
-source "$root/scripts/demo_coordination.sh"
+# shellcheck source=scripts/demo/demo_view.sh
+source "$root/scripts/demo/demo_view.sh"
+# shellcheck source=scripts/demo/demo_coordination.sh
+source "$root/scripts/demo/demo_coordination.sh"
 die() { echo "demo.sh: $*" >&2; exit 1; }
 
 # ---- the emulator: 9 VMs, 3 fault domains -------------------------------------------------------------

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Game day on a real 3-node Apache Cassandra 5.0 cluster (scripts/demo.sh --real): scripts/cassandra-cluster.sh
 # runs dc1 with one node per rack on 127.0.0.21-23, imds-emulator plays Azure for vm0..vm2 (fault domains 0..2)
-# with scripts/impact-hook.sh freezing or killing the node of each event's VM, and three agents live through a
-# rolling wave: a Reboot of rack1, a Freeze of rack2 due while rack1 is out (the gate holds it), a Redeploy of
-# rack3, and a no-impact Freeze. Same live view and invariants as the simulated demo; exits non-zero when one
-# broke. A rebooted VM comes back without Cassandra (IMPACT_HOOK_RESTART=0): each agent's restart_command
+# with scripts/cluster/impact-hook.sh freezing or killing the node of each event's VM, and three agents live
+# through a rolling wave: a Reboot of rack1, a Freeze of rack2 due while rack1 is out (the gate holds it), a
+# Redeploy of rack3, and a no-impact Freeze. Same live view and invariants as the simulated demo; exits non-zero
+# when one broke. A rebooted VM comes back without Cassandra (IMPACT_HOOK_RESTART=0): each agent's restart_command
 # (cassandra-cluster.sh start ADDRESS) brings it back. Takes about 10 minutes (nodetool is a JVM per call).
 # Usage: scripts/demo.sh --real [--no-build] [--bin-dir DIR]   (DEMO_KEEP=1 keeps the work dir and cluster logs)
 set -euo pipefail
 export LC_ALL=C
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=1
 bin_dir=${DEMO_BIN_DIR:-$root/build/bin}
 while (($#)); do
@@ -81,8 +81,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# shellcheck source=scripts/demo_view.sh
-source "$root/scripts/demo_view.sh"
+# shellcheck source=scripts/demo/demo_view.sh
+source "$root/scripts/demo/demo_view.sh"
 die() { echo "demo.sh --real: $*" >&2; exit 1; }
 
 # ---- the real cluster's view, in the simulated demo's cluster-file shape (so demo_view.sh draws it) ------
@@ -123,7 +123,7 @@ sample_cluster || die "no node answers nodetool status"
 
 vm_args=()
 for ((i = 0; i < vms; i++)); do vm_args+=(--vm "vm$i,$i,127.0.0.1:0"); done
-"$emulator_bin" "${vm_args[@]}" --admin 127.0.0.1:0 --impact-hook "$root/scripts/impact-hook.sh" \
+"$emulator_bin" "${vm_args[@]}" --admin 127.0.0.1:0 --impact-hook "$root/scripts/cluster/impact-hook.sh" \
   >"$work/emulator.out" 2>"$work/emulator.err" &
 emulator_pid=$!
 for _ in $(seq 100); do

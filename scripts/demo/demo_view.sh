@@ -1,4 +1,4 @@
-# Sourced by scripts/demo.sh: how the game day is watched and reported (rack monitor, live view, summary).
+# Sourced by scripts/demo.sh (and demo/demo_real.sh): how the game day is watched and reported (rack monitor, live view, summary).
 # Uses demo.sh's variables: work, cluster, admin, vms, rf, racks_allowed, t0, monitor_file, driver_log.
 # shellcheck shell=bash disable=SC2016,SC2154 # single-quoted jq programs; the variables come from demo.sh
 

@@ -5,7 +5,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF_USAGE'
-Usage: scripts/fuzz.sh [--jobs N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
+Usage: scripts/bench/fuzz.sh [--jobs N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
 
 Builds the fuzz targets in build-fuzz/ and runs each to EXECUTIONS inputs (default 10000000; libFuzzer
 stops at that count, or at its first crash). Each target starts from tests/fuzz/corpus/<parser>/ and grows
@@ -183,7 +183,7 @@ main() {
     parsers=("${only[@]}")
   fi
 
-  cd "$(dirname "$0")/.."
+  cd "$(dirname "$0")/../.."
   if ! command -v clang++ >/dev/null ||
     ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "ok installed"; then
     echo "fuzz.sh: installing clang and its fuzzer runtime (clang, libclang-rt-14-dev)" >&2

@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: imds-emulator --impact-hook scripts/impact-hook.sh ...   (or run it by hand with the variables below)
+Usage: imds-emulator --impact-hook scripts/cluster/impact-hook.sh ...   (or run it by hand with the variables below)
 
 From imds-emulator (the event):
   IMDS_PHASE          start (the event became Started) | end (it left the document)
@@ -39,7 +39,7 @@ case ${1:-} in
   *) usage >&2; die "takes no arguments (it reads IMDS_* from the environment)" ;;
 esac
 
-cluster=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cassandra-cluster.sh
+cluster=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/cassandra-cluster.sh
 phase=${IMDS_PHASE:?IMDS_PHASE is not set (run by imds-emulator --impact-hook; see --help)}
 vm=${IMDS_VM:?IMDS_VM is not set (see --help)}
 type=${IMDS_EVENT_TYPE:?IMDS_EVENT_TYPE is not set (see --help)}

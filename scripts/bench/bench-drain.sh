@@ -8,7 +8,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF2'
-Usage: scripts/bench-drain.sh [--help] [RUNS]   (default 5 runs)
+Usage: scripts/bench/bench-drain.sh [--help] [RUNS]   (default 5 runs)
 Environment: BENCH_BIN  directory of the built binaries (default: build/bin, built first)
 Last line: runs=N first_exec_ms_max=N between_ms_max=N to_approval_ms_max=N persist_ms_max=N
 EOF2
@@ -17,7 +17,7 @@ EOF2
 runs=${1:-5}
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { usage >&2; exit 2; }
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [[ -z ${BENCH_BIN:-} ]]; then
   scripts/build.sh >/dev/null
   bin=$PWD/build/bin

@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/soak.sh [N]
+Usage: scripts/bench/soak.sh [N]
   Runs `ctest -L integration` N times (default 10) in build/ while a CPU hog (a busy loop at nice 0)
   keeps the other core busy. Each run's output: build/soak-<i>.log. Prints "runs=N failed=K" last and
   exits 1 when K > 0. Build first (scripts/build.sh).
@@ -23,7 +23,7 @@ if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [[ ! -f build/CTestTestfile.cmake ]]; then
   echo "soak.sh: no build/ with tests here; run scripts/build.sh first" >&2
   exit 2

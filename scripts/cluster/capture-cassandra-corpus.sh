@@ -5,7 +5,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
+Usage: scripts/cluster/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
   Starts the 3-node cluster if it is not running, then drives node 127.0.0.2 through disablebinary,
   disablegossip and drain (and kills, restarts, freezes nodes) capturing each nodetool call as
   NAME.stdout, NAME.stderr and NAME.rc in DIR (default tests/data/cassandra/real-5.0). The cluster is
@@ -14,7 +14,7 @@ Usage: scripts/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
 EOF
 }
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cluster=$repo/scripts/cassandra-cluster.sh
 out=$repo/tests/data/cassandra/real-5.0
 timeout_s=5
