@@ -1,6 +1,6 @@
 // One real-suite agent: cassandra-lifecycle-agent for vmK (fault domain K-1) against the real node K through
 // cassandra-cluster.sh nodetool, with restart_command = cassandra-cluster.sh start ADDRESS; and the
-// imds-emulator that plays the three VMs with scripts/impact-hook.sh as its --impact-hook.
+// imds-emulator that plays the three VMs with scripts/cluster/impact-hook.sh as its --impact-hook.
 #pragma once
 
 #include <boost/json/object.hpp>
