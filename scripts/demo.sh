@@ -76,7 +76,8 @@ for ((i = 0; i < vms; i++)); do
       cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: 10,
                   restart_command: [$sim, "--cluster", $cluster, "--node", $node, "restart"]},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
-      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: false},
+      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: false,
+               no_impact_freeze_max_s: 9},
       http: {listen: "127.0.0.1:0"}} + (if $coordination == {} then {} else {coordination: $coordination} end)')
   start_agent "$agent_bin" "$work/agents/$vm" "$config"
   agent_pid[i]=$agent_started
@@ -110,7 +111,7 @@ wave() {
   note_fd_event "FD1 Freeze" "$fd1"
   wait_until 30 "FD1 event Started" status_is "$fd1" Started
   sleep 2
-  narrate "vm7: platform Freeze of 3 s (no impact: approved at once, no drain)"
+  narrate "vm7: platform Freeze of 3 s (no_impact_freeze_max_s 9, the opt-in: approved at once, no drain)"
   freeze=$(post_event '{"type":"Freeze","resources":["vm7"],"not_before_in_s":15,"duration_s":3,"complete_after_s":2}')
   sleep 2
   r1=$(event_field "$fd1" removal_at)

@@ -96,7 +96,7 @@ for ((i = 0; i < vms; i++)); do
       node: {resource_name: "", fault_domain: -1},
       cassandra: {nodetool: [$cli, "nodetool", $node], command_timeout_s: 300, restart_command: [$cli, "start", $node]},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
-      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe},
+      policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, no_impact_freeze_max_s: 9},
       http: {listen: "127.0.0.1:0"}}')
   start_agent "$agent_bin" "$work/agents/$vm" "$config"
   agent_pid[i]=$agent_started
@@ -115,7 +115,7 @@ wave() {
   narrate "FD1/rack2: platform Freeze (20 s) of vm1, due at once while rack1 is out: expect unsafe_to_drain, then a drain"
   fd1=$(post_event '{"type":"Freeze","resources":["vm1"],"not_before_in_s":'$((drain_lead_s + 5))',"duration_s":20,"complete_after_s":'"$complete_after_s"'}')
   wait_until 400 "FD1 Started (after rack1 is back)" status_is "$fd1" Started
-  narrate "vm2: platform Freeze of 3 s (no impact: approved at once, no drain)"
+  narrate "vm2: platform Freeze of 3 s (no_impact_freeze_max_s 9, the opt-in: approved at once, no drain)"
   freeze=$(post_event '{"type":"Freeze","resources":["vm2"],"not_before_in_s":60,"duration_s":3,"complete_after_s":2}')
   # A peer shows a node DN only seconds after its disablegossip returned: until then another rack's gate
   # would count it up. Azure's waves leave minutes between domains; the driver waits for the peers' view.
