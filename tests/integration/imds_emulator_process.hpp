@@ -90,3 +90,13 @@ EmulatorRun run_emulator_to_exit(const std::vector<std::string>& args,
                                  std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace cla::test
+
+// The names an emulator test uses unqualified: `using namespace cla::test::emulator_tests;` at the top of the
+// test file.
+namespace cla::test::emulator_tests {
+
+using namespace cla::test;
+using namespace std::chrono_literals;
+namespace http = boost::beast::http;
+
+}  // namespace cla::test::emulator_tests
