@@ -5,7 +5,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
+Usage: scripts/cluster/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
   Starts the 3-node cluster if it is not running, then drives node 127.0.0.2 through disablebinary,
   disablegossip and drain (and kills, restarts, freezes nodes) capturing each nodetool call as
   NAME.stdout, NAME.stderr and NAME.rc in DIR (default tests/data/cassandra/real-5.0). The cluster is
@@ -14,20 +14,19 @@ Usage: scripts/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
 EOF
 }
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cluster=$repo/scripts/cassandra-cluster.sh
-out=$repo/tests/data/cassandra/real-5.0
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster=$cla_root/scripts/cassandra-cluster.sh
+out=$cla_root/tests/data/cassandra/real-5.0
 timeout_s=5
 while (($#)); do
   case $1 in
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --timeout-s) timeout_s=${2:?--timeout-s needs seconds}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
-    *) echo "capture-cassandra-corpus: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
-
-die() { echo "capture-cassandra-corpus: $*" >&2; exit 1; }
 mkdir -p "$out"
 
 # capture NAME ADDRESS ARGS...: one nodetool call, its streams and exit code kept as they are.
@@ -44,13 +43,11 @@ capture() {
 }
 
 # wait_view ADDRESS_OF_VIEW NODE LETTERS: until the view's status shows NODE as LETTERS (e.g. DN).
+view_shows() { grep -qE "^$3 +$2 " <<<"$("$cluster" nodetool "$1" status 2>/dev/null)"; }
 wait_view() {
-  local view=$1 node=$2 want=$3 deadline=$((SECONDS + 120)) started=$SECONDS
-  until grep -qE "^$want +$node " <<<"$("$cluster" nodetool "$view" status 2>/dev/null)"; do
-    ((SECONDS < deadline)) || die "$view never showed $node as $want"
-    sleep 0.5
-  done
-  echo "  ($view saw $node $want after $((SECONDS - started)) s)"
+  local started=$SECONDS
+  wait_poll_s=0.5 wait_until 120 "$1 to show $2 as $3" view_shows "$@"
+  echo "  ($1 saw $2 $3 after $((SECONDS - started)) s)"
 }
 
 # (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
@@ -99,4 +96,4 @@ capture_timeout_s=$timeout_s capture frozen_node_info_timeout "$n3" info
 capture_timeout_s=$timeout_s capture frozen_node_status_timeout "$n3" status
 wait_view "$n1" "$n3" UN
 capture status_all_un_after_restarts "$n3" status
-echo "capture-cassandra-corpus: captures in $out"
+say "captures in $out"
