@@ -6,16 +6,7 @@
 
 #include "agent_scenario.hpp"
 
-namespace {
-
-namespace json = boost::json;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::log_time;
-using cla::test::ms_between;
-using Strings = std::vector<std::string>;
-
-}  // namespace
+using namespace cla::test::agent_tests;
 
 BOOST_AUTO_TEST_SUITE(agent_impact_test)
 
