@@ -66,6 +66,8 @@ class Daemon {
   // actions (daemon_actions.cpp)
   void execute(Actions actions);
   void log_core(const LogAction& line);
+  void count_core_line(const LogAction& line);
+  std::vector<EventSeries> event_series() const;
   boost::asio::awaitable<SafetyResult> evaluate_gate();
   boost::asio::awaitable<void> check_safety();
   boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);

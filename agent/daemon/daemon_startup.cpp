@@ -45,6 +45,9 @@ asio::awaitable<bool> Daemon::resolve_identity() {
   if (stopping_) co_return false;
   log_line(LogLevel::info, "node_identity",
            {{"resource_name", resource_name_}, {"fault_domain", fault_domain_}, {"source", source}});
+  const auto rack = config_.topology.fault_domain_racks.find(fault_domain_);
+  metrics_.set_node_info(resource_name_, fault_domain_,
+                         rack == config_.topology.fault_domain_racks.end() ? "" : rack->second);
   co_return true;
 }
 
