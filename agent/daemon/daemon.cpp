@@ -40,7 +40,7 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       config_(std::move(config)),
       dry_run_(dry_run),
       poll_client_(io.get_executor(), poll_options(config_)),
-      approval_client_(io.get_executor(), imds_options(config_)),
+      compute_client_(std::in_place, io.get_executor(), imds_options(config_)),
       nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
       store_(config_.state_file),
       poll_timer_(io),
@@ -139,7 +139,7 @@ void Daemon::stop() {
   ticker_.stop();
   wake_timer_.cancel();
   poll_client_.cancel();
-  approval_client_.cancel();
+  if (compute_client_) compute_client_->cancel();
   if (http_) http_->stop();
 }
 

@@ -94,8 +94,10 @@ class Daemon {
   bool dry_run_;
   std::string resource_name_;
   int fault_domain_ = -1;
+  // Polls and approvals share one kept-alive connection (SPEC 4); an approval queues behind a poll in flight.
   ImdsClient poll_client_;
-  ImdsClient approval_client_;
+  // Start-up only (compute metadata, before the poll's ticks run), then closed.
+  std::optional<ImdsClient> compute_client_;
   NodetoolRunner nodetool_;
   StateStore store_;
   std::optional<Core> core_;

@@ -290,7 +290,7 @@ asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {
     fields["action"] = "approve";
     fields["dry_run"] = true;
     log_line(LogLevel::info, "dry_run_skipped", std::move(fields));
-  } else if (auto failure = co_await approval_client_.approve(event_id)) {
+  } else if (auto failure = co_await poll_client_.approve(event_id)) {
     outcome.result = failure->retryable() ? ApprovalResult::retryable_failure : ApprovalResult::rejected;
     outcome.detail = std::string(to_string(failure->kind)) + ": " + failure->detail;
   }
