@@ -152,6 +152,12 @@ for ((i = 0; i < vms; i++)); do # up once its /healthz says its last IMDS poll s
   done
   agent_http[i]=http://127.0.0.1:$port
 done
+# DEMO_PROMETHEUS_TARGETS=FILE: the agents' metrics addresses as a Prometheus file_sd list (written whole,
+# then renamed), for tests/deploy/prometheus_wave_test.py.
+if [[ -n ${DEMO_PROMETHEUS_TARGETS:-} ]]; then
+  printf '%s\n' "${agent_http[@]#http://}" | jq -R . | jq -s '[{targets: .}]' >"$DEMO_PROMETHEUS_TARGETS.tmp"
+  mv "$DEMO_PROMETHEUS_TARGETS.tmp" "$DEMO_PROMETHEUS_TARGETS"
+fi
 
 echo "== game day: $vms VMs in 3 fault domains, a 3-rack Cassandra cluster (RF $rf: at most $racks_allowed rack down)"
 echo "   emulator admin API $admin; work dir $work"
