@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, runs every test (unit and integration, then the real-Cassandra suite),
-# then the unit tests again under ASan+UBSan. The real suite needs Java 17 and org.apache.cassandra:cassandra-all
-# (in ~/.m2, or Maven Central reachable): without them this script fails, it never skips them.
+# Installs what is missing, builds, runs every test (unit and integration, with the alert rules' promtool tests
+# and the Prometheus test, then the real-Cassandra suite), builds and checks the Debian package, runs the unit
+# tests again under ASan+UBSan, and proves install-deps.sh on a bare Debian 12 root (fresh-check.sh). The real
+# suite needs Java 17 and org.apache.cassandra:cassandra-all (in ~/.m2, or Maven Central reachable): without
+# them this script fails, it never skips them.
 # Usage: scripts/test.sh [--help]
 set -euo pipefail
 case ${1:-} in
-  -h | --help) sed -n '2,5s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;;
   "") ;;
   *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
@@ -29,8 +31,13 @@ real_started=$SECONDS
 (cd build && ctest --output-on-failure -L real) || { echo "test.sh: FAILED: the real Cassandra suite (output above; cluster logs in build/real-cluster/)" >&2; exit 1; }
 echo "   the real suite took $((SECONDS - real_started)) s"
 
+echo "== the Debian package (scripts/package.sh: lintian, systemd-analyze verify)"
+scripts/package.sh
+
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 cmake -S . -B build-asan -G Ninja -DCLA_WERROR=ON -DCLA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan --target unit_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2 -L unit)
+echo "== install-deps.sh on a bare Debian 12 (scripts/fresh-check.sh)"
+scripts/fresh-check.sh
 echo "== all tests passed in $((SECONDS - started)) s"
