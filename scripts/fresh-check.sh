@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # Proves scripts/install-deps.sh on a bare Debian 12: debootstraps a minbase bookworm root into build/fresh-root/
 # from the mirror apt on this machine uses, puts the checkout in it (git archive), and there runs install-deps.sh,
-# the build, the unit tests and a probe of every tool the scripts and tests use (failing with the missing
-# package's name). Then it builds the .deb there (scripts/package.sh: lintian, systemd-analyze verify) and
-# installs it with `apt-get install ./...deb` into a second copy of the bare root, where
-# `cassandra-lifecycle-agent --check` reads the packaged default config. Prints the timings. Needs root.
-# Usage: scripts/fresh-check.sh [--keep]   (--keep leaves the roots in build/ after a success; kept on failure)
-#   The bare root is cached in build/fresh-cache/, keyed by what goes into it (suite, variant, architecture,
-#   mirror and the date of its Release file, debootstrap's version); the .debs apt downloads are kept there too.
+# the build and the unit tests (under ASan+UBSan: the sanitized run of scripts/test.sh happens here), and a probe
+# of every tool the scripts and tests use, failing with the missing package's name. Then it installs the Debian
+# package (build/cassandra-lifecycle-agent_*.deb, from scripts/package.sh) with `apt-get install ./...deb` into a
+# second copy of the bare root, where `cassandra-lifecycle-agent --check` reads the packaged default config.
+# Prints the timings. Needs root.
+# Usage: scripts/fresh-check.sh [--keep] [--deb FILE]   (--keep leaves the roots in build/ after a success; they
+#   are kept on failure). The bare root is cached in build/fresh-cache/, keyed by what goes into it (suite,
+#   variant, architecture, mirror and the date of its Release file, debootstrap's version); the .debs apt
+#   downloads are kept there too.
 set -euo pipefail
 export LC_ALL=C
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
-keep=0
-case ${1:-} in
-  --keep) keep=1 ;;
-  -h | --help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "fresh-check.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
-esac
+keep=0 deb=""
+while (($#)); do
+  case $1 in
+    --keep) keep=1 ;;
+    --deb) deb=$(realpath "${2:?--deb needs a file}"); shift ;;
+    -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "fresh-check.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
 die() { echo "fresh-check.sh: FAILED: $*" >&2; exit 1; }
+if [[ -z $deb ]]; then
+  debs=("$root_dir"/build/cassandra-lifecycle-agent_*.deb)
+  [[ -f ${debs[-1]} ]] || die "no build/cassandra-lifecycle-agent_*.deb: run scripts/build.sh && scripts/package.sh first"
+  deb=${debs[-1]}
+fi
+[[ -f $deb ]] || die "no package $deb"
 ((EUID == 0)) || die "needs root (debootstrap, chroot, mount)"
 for tool in debootstrap git curl mount umount chroot; do
   command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh installs debootstrap, git, curl)"
@@ -27,7 +38,7 @@ done
 readonly suite=bookworm variant=minbase
 arch=$(dpkg --print-architecture)
 cache=$root_dir/build/fresh-cache
-fresh=$root_dir/build/fresh-root       # the build root: install-deps, build, tests, probe, package
+fresh=$root_dir/build/fresh-root       # the build root: install-deps, build, tests, probe
 target=$root_dir/build/fresh-install   # a second bare root: apt-get install ./the.deb, --check
 mkdir -p "$cache/apt-archives/partial"
 started=$SECONDS
@@ -155,19 +166,18 @@ mkdir -p "$fresh/src"
 # The checkout as committed, with uncommitted changes to tracked files (git stash create), never untracked ones.
 tree=$(git -C "$root_dir" stash create 2>/dev/null || true)
 git -C "$root_dir" archive --format=tar "${tree:-HEAD}" | tar -x -C "$fresh/src"
-commit=$(git -C "$root_dir" rev-parse --short HEAD)
 
 # ---- 2. install-deps.sh, the build, the unit tests ---------------------------------------------------------
 echo "== 2. scripts/install-deps.sh in the bare root"
 timed "install" in_root "$fresh" 'cd /src && scripts/install-deps.sh' ||
   die "scripts/install-deps.sh failed on a bare Debian 12 (the package apt names above)"
-echo "== 3. the build"
-timed "build" in_root "$fresh" 'cd /src && nice cmake -S . -B build -G Ninja -DCLA_WERROR=ON >/dev/null &&
-  nice cmake --build build --target cassandra-lifecycle-agent imds-emulator nodetool-sim unit_tests' ||
+echo "== 3. the build (the agent and the unit tests, with AddressSanitizer and UndefinedBehaviorSanitizer)"
+timed "build" in_root "$fresh" 'cd /src && nice cmake -S . -B build-asan -G Ninja -DCLA_WERROR=ON -DCLA_SANITIZE=ON \
+  -DCMAKE_BUILD_TYPE=Debug >/dev/null && nice cmake --build build-asan --target cassandra-lifecycle-agent unit_tests' ||
   die "the build failed in the fresh root"
-echo "== 4. the unit tests"
-timed "tests" in_root "$fresh" 'cd /src/build && nice ctest -L unit -j2 --output-on-failure' ||
-  die "unit tests failed in the fresh root"
+echo "== 4. the unit tests (label unit: ASan+UBSan, the alert rules, the dashboard, the include rooms)"
+timed "tests" in_root "$fresh" 'cd /src/build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  nice ctest -L unit -j2 --output-on-failure' || die "unit tests failed in the fresh root"
 
 # ---- 3. every tool, by name and version ------------------------------------------------------------------
 # tool|package|command printing its version (first line shown). Scripts' and tests' tools; python modules as
@@ -212,17 +222,14 @@ timed "probe" chroot "$fresh" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bi
   die "tools missing in the fresh root (scripts/install-deps.sh must install the packages named above)"
 
 # ---- 4. the package, installed on a second bare root ------------------------------------------------------
-echo "== 6. scripts/package.sh in the fresh root"
-timed "package" in_root "$fresh" "cd /src && CLA_COMMIT=$commit scripts/package.sh --build-dir build" ||
-  die "scripts/package.sh failed in the fresh root"
-deb=$(cd "$fresh/src/build" && ls cassandra-lifecycle-agent_*.deb)
-echo "== 7. apt-get install ./$deb on a bare $suite root"
+deb_name=$(basename "$deb")
+echo "== 6. apt-get install ./$deb_name on a bare $suite root"
 cp -a "$base" "$target"
 prepare_root "$target"
-cp "$fresh/src/build/$deb" "$target/tmp/"
+cp "$deb" "$target/tmp/"
 install_deb() {
   in_root "$target" "cd /tmp && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends ./$deb >/dev/null && cassandra-lifecycle-agent --version &&
+      --no-install-recommends ./$deb_name >/dev/null && cassandra-lifecycle-agent --version &&
     cassandra-lifecycle-agent --config /etc/cassandra-lifecycle-agent/config.json --check >/tmp/effective.json &&
     echo \"   --check: the packaged config is valid (imds.endpoint \$(sed -n 's/.*\"endpoint\": //p' /tmp/effective.json))\" &&
     printf '   conffiles:%s\n' \"\$(dpkg-query -W -f='\${Conffiles}' cassandra-lifecycle-agent | awk '{ printf \" %s\", \$1 }')\" &&
