@@ -62,6 +62,7 @@ BOOST_AUTO_TEST_SUITE(metrics_test)
 BOOST_AUTO_TEST_CASE(exposition_parses_and_holds_every_family) {
   cla::Metrics metrics;
   metrics.nodetool_duration("status", 0.2);
+  metrics.set_node_info("vm0", 0, "rack1");  // families without a series print nothing
   const std::string text = metrics.serialize();
   auto samples = parse_exposition(text);
   for (const char* type : {"# TYPE cla_imds_requests_total counter",
@@ -151,6 +152,8 @@ BOOST_AUTO_TEST_CASE(unknown_event_types_collapse_to_other) {
 // Prometheus' conventions: counters end in _total, and every family says what it is.
 BOOST_AUTO_TEST_CASE(families_follow_prometheus_naming) {
   cla::Metrics metrics;
+  metrics.nodetool_duration("status", 0.2);
+  metrics.set_node_info("vm0", 0, "rack1");
   std::istringstream in(metrics.serialize());
   std::string line;
   std::map<std::string, std::string> types;
