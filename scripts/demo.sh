@@ -153,7 +153,7 @@ for ((i = 0; i < vms; i++)); do # up once its /healthz says its last IMDS poll s
   agent_http[i]=http://127.0.0.1:$port
 done
 # DEMO_PROMETHEUS_TARGETS=FILE: the agents' metrics addresses as a Prometheus file_sd list (written whole,
-# then renamed), for tests/deploy/prometheus_wave_test.py.
+# then renamed), for tests/deploy/prometheus_wave_test.py (which sets DEMO_LINGER_S too).
 if [[ -n ${DEMO_PROMETHEUS_TARGETS:-} ]]; then
   printf '%s\n' "${agent_http[@]#http://}" | jq -R . | jq -s '[{targets: .}]' >"$DEMO_PROMETHEUS_TARGETS.tmp"
   mv "$DEMO_PROMETHEUS_TARGETS.tmp" "$DEMO_PROMETHEUS_TARGETS"
@@ -257,6 +257,7 @@ failures=()
 approvals=$(curl -sf "$admin/admin/approvals" || echo '[]')
 
 # ---- stop the agents: each must still be alive, stop on SIGTERM with exit 0 ---------------------------
+sleep "${DEMO_LINGER_S:-0}" # the agents idle this long after the wave (a scraper sees their final state)
 states=() dead=()
 for ((i = 0; i < vms; i++)); do
   dead[i]=0

@@ -166,7 +166,9 @@ def main():
         prom = Prometheus(work, rules, targets)
         print(f"== Prometheus on {prom.base}, rules {rules}, targets {targets}", flush=True)
 
-        env = dict(os.environ, DEMO_PROMETHEUS_TARGETS=targets)
+        # The agents idle 5 s after the wave before demo.sh stops them: the last restores are scraped and the
+        # alerts they end resolve (1 s scrapes and evaluations) while the agents still run.
+        env = dict(os.environ, DEMO_PROMETHEUS_TARGETS=targets, DEMO_LINGER_S="5")
         with open(os.path.join(work, "demo.out"), "w", encoding="utf-8") as demo_out:
             demo = subprocess.run(
                 [os.path.join(args.source_dir, "scripts/demo.sh"), "--no-build", "--bin-dir", args.bin_dir],
