@@ -9,7 +9,8 @@
 # Usage: scripts/fresh-check.sh [--keep] [--deb FILE]   (--keep leaves the roots in build/ after a success; they
 #   are kept on failure). The bare root is cached in build/fresh-cache/, keyed by what goes into it (suite,
 #   variant, architecture, mirror and the date of its Release file, debootstrap's version); the .debs apt
-#   downloads are kept there too.
+#   downloads are kept there too. The output of debootstrap, install-deps.sh and the build goes to
+#   build/fresh-logs/ (shown when a step fails).
 set -euo pipefail
 export LC_ALL=C
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +19,7 @@ while (($#)); do
   case $1 in
     --keep) keep=1 ;;
     --deb) deb=$(realpath "${2:?--deb needs a file}"); shift ;;
-    -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "fresh-check.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -40,7 +41,8 @@ arch=$(dpkg --print-architecture)
 cache=$root_dir/build/fresh-cache
 fresh=$root_dir/build/fresh-root       # the build root: install-deps, build, tests, probe
 target=$root_dir/build/fresh-install   # a second bare root: apt-get install ./the.deb, --check
-mkdir -p "$cache/apt-archives/partial"
+logs=$root_dir/build/fresh-logs
+mkdir -p "$cache/apt-archives/partial" "$logs"
 started=$SECONDS
 timings=()
 timed() { # label, command...: runs it, says and keeps how long it took; its exit status
@@ -134,7 +136,19 @@ prepare_root() {
   cp /etc/hosts "$dir/etc/hosts"
   mount -t proc proc "$dir/proc"
   mount --bind /dev "$dir/dev"
+  mount --make-private "$dir/dev"  # what is mounted below it stays in the root (systemd makes / shared)
+  mount --bind /dev/pts "$dir/dev/pts"  # apt and dpkg log through a pseudo-terminal
   mount --bind "$cache/apt-archives" "$dir/var/cache/apt/archives"
+}
+logged() { # log name, command...: its output into build/fresh-logs/NAME.log; on failure, its errors and tail
+  local log=$logs/$1.log rc=0
+  "${@:2}" >"$log" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    grep -E '^(E|W): |error|Error|FAILED|No such file' "$log" | grep -v '^Setting up\|^Unpacking' | tail -n 20 || true
+    echo "   ... (last lines of $log)"
+    tail -n 15 "$log"
+  fi
+  return "$rc"
 }
 in_root() { # dir, command (a bash script) run as root in a clean environment
   chroot "$1" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
@@ -150,8 +164,8 @@ make_base() {
   fi
   local d
   for d in "$cache"/base-*; do [[ -d $d ]] && remove_root "$d"; done  # older keys: stale
-  debootstrap --variant="$variant" --arch="$arch" "$suite" "$base.tmp" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$cache/debootstrap.log"; die "debootstrap failed (log: $cache/debootstrap.log)"; }
+  logged debootstrap debootstrap --variant="$variant" --arch="$arch" "$suite" "$base.tmp" "$mirror" ||
+    die "debootstrap failed (log: $logs/debootstrap.log)"
   rm -rf "$base.tmp"/var/cache/apt/archives/*.deb
   mv "$base.tmp" "$base"
 }
@@ -169,10 +183,10 @@ git -C "$root_dir" archive --format=tar "${tree:-HEAD}" | tar -x -C "$fresh/src"
 
 # ---- 2. install-deps.sh, the build, the unit tests ---------------------------------------------------------
 echo "== 2. scripts/install-deps.sh in the bare root"
-timed "install" in_root "$fresh" 'cd /src && scripts/install-deps.sh' ||
+timed "install" logged install in_root "$fresh" 'cd /src && scripts/install-deps.sh' ||
   die "scripts/install-deps.sh failed on a bare Debian 12 (the package apt names above)"
 echo "== 3. the build (the agent and the unit tests, with AddressSanitizer and UndefinedBehaviorSanitizer)"
-timed "build" in_root "$fresh" 'cd /src && nice cmake -S . -B build-asan -G Ninja -DCLA_WERROR=ON -DCLA_SANITIZE=ON \
+timed "build" logged build in_root "$fresh" 'cd /src && nice cmake -S . -B build-asan -G Ninja -DCLA_WERROR=ON -DCLA_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null && nice cmake --build build-asan --target cassandra-lifecycle-agent unit_tests' ||
   die "the build failed in the fresh root"
 echo "== 4. the unit tests (label unit: ASan+UBSan, the alert rules, the dashboard, the include rooms)"
@@ -188,7 +202,7 @@ probes=(
   "curl|curl|curl --version" "jq|jq|jq --version" "ps|procps|ps --version" "/usr/bin/time|time|/usr/bin/time --version"
   "ss|iproute2|ss -V" "git|git|git --version" "python3|python3|/usr/bin/python3 --version"
   "etcd|etcd-server|etcd --version" "java|openjdk-17-jdk-headless|java -version"
-  "javac|openjdk-17-jdk-headless|javac -version" "mvn|maven|mvn --version"
+  "javac|openjdk-17-jdk-headless|javac -version" "mvn|maven|mvn -B --version"
   "python3:cassandra|python3-cassandra|/usr/bin/python3 -I -c 'import cassandra; print(\"cassandra-driver\", cassandra.__version__)'"
   "python3:requests|python3-requests|/usr/bin/python3 -I -c 'import requests; print(\"requests\", requests.__version__)'"
   "python3:jsonschema|python3-jsonschema|/usr/bin/python3 -I -c 'import importlib.metadata as m; print(\"jsonschema\", m.version(\"jsonschema\"))'"
