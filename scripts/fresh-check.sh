@@ -226,7 +226,7 @@ for p in "$@"; do
   if out=$(eval "$command" 2>&1 </dev/null); then
     printf "   %-18s %s\n" "$tool" "$(head -n 1 <<<"$out")"
   else
-    missing+=("$tool (package $package): $(head -n 1 <<<"$out")")
+    missing+=("$tool (package $package): $(tail -n 1 <<<"$out")")
   fi
 done
 if ((${#missing[@]})); then printf "   MISSING: %s\n" "${missing[@]}"; exit 1; fi'
