@@ -223,7 +223,7 @@ for p in "$@"; do
   if [[ $tool != python3:* && $tool != libFuzzer ]] && ! command -v "$tool" >/dev/null; then
     missing+=("$tool (package $package)"); continue
   fi
-  if out=$(eval "$command" 2>&1 </dev/null); then
+  if out=$(eval "$command" 2>&1 </dev/null | sed "s/\x1b\[[0-9;]*m//g"; exit "${PIPESTATUS[0]}"); then
     printf "   %-18s %s\n" "$tool" "$(head -n 1 <<<"$out")"
   else
     missing+=("$tool (package $package): $(tail -n 1 <<<"$out")")
