@@ -110,7 +110,9 @@ cleanup() {
   release_root "$fresh"
   release_root "$target"
   if ((status == 0 && !keep)); then
+    local t0=$SECONDS
     rm -rf --one-file-system "$fresh" "$target"
+    echo "   the roots removed in $((SECONDS - t0)) s (--keep keeps them)"
   elif ((status != 0)); then
     echo "fresh-check.sh: roots kept for inspection: $fresh, $target (unmounted)" >&2
   fi
