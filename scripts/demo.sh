@@ -83,6 +83,12 @@ for ((i = 0; i < vms; i++)); do
   agent_pid[i]=$agent_started
 done
 wait_agents_healthy 10
+# DEMO_PROMETHEUS_TARGETS=FILE: the agents' metrics addresses as a Prometheus file_sd list (written whole,
+# then renamed), for tests/deploy/prometheus_wave_test.py (which sets DEMO_LINGER_S too).
+if [[ -n ${DEMO_PROMETHEUS_TARGETS:-} ]]; then
+  printf '%s\n' "${agent_http[@]#http://}" | jq -R . | jq -s '[{targets: .}]' >"$DEMO_PROMETHEUS_TARGETS.tmp"
+  mv "$DEMO_PROMETHEUS_TARGETS.tmp" "$DEMO_PROMETHEUS_TARGETS"
+fi
 
 echo "== game day: $vms VMs in 3 fault domains, a 3-rack Cassandra cluster (RF $rf: at most $racks_allowed rack down)"
 echo "   emulator admin API $admin; work dir $work"
@@ -140,6 +146,7 @@ wave() {
 # ---- run it ---------------------------------------------------------------------------------------------
 play_wave "$wave_limit_s"
 approvals=$(curl -sf --noproxy '*' "$admin/admin/approvals" || echo '[]')
+sleep "${DEMO_LINGER_S:-0}" # the agents idle this long after the wave (a scraper sees their final state)
 # Each agent must still be alive, and stop on SIGTERM with exit 0.
 stop_agents_and_emulator
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, runs every test (unit and integration, then the real-Cassandra suite),
-# then the unit tests again under ASan+UBSan. The real suite needs Java 17 and org.apache.cassandra:cassandra-all
-# (in ~/.m2, or Maven Central reachable): without them this script fails, it never skips them.
+# Installs what is missing, builds, runs every test (unit and integration, with the alert rules' promtool tests
+# and the Prometheus test, then the real-Cassandra suite), builds and checks the Debian package, then
+# fresh-check.sh: install-deps.sh, the build and the unit tests under ASan+UBSan in a bare Debian 12 root, and
+# the package installed on another. The real suite needs Java 17 and org.apache.cassandra:cassandra-all (in
+# ~/.m2, or Maven Central reachable): without them this script fails, it never skips them.
 # Usage: scripts/test.sh [--help]
 set -euo pipefail
 script_name=test.sh
@@ -29,8 +31,10 @@ real_started=$SECONDS
 (cd build && ctest --output-on-failure -L real) || die "FAILED: the real Cassandra suite (output above; cluster logs in build/real-cluster/)"
 echo "   the real suite took $((SECONDS - real_started)) s"
 
-echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
-cmake -S . -B build-asan -G Ninja -DCLA_WERROR=ON -DCLA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build build-asan --target unit_tests
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2 -L unit)
+echo "== the Debian package (scripts/package.sh: lintian, systemd-analyze verify)"
+scripts/package.sh
+
+echo "== a bare Debian 12 (scripts/fresh-check.sh): install-deps.sh, the unit tests under AddressSanitizer +"
+echo "   UndefinedBehaviorSanitizer, every tool, the package installed with apt-get"
+scripts/fresh-check.sh
 echo "== all tests passed in $((SECONDS - started)) s"

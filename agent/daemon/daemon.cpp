@@ -40,7 +40,7 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       config_(std::move(config)),
       dry_run_(dry_run),
       poll_client_(io.get_executor(), poll_options(config_)),
-      approval_client_(io.get_executor(), imds_options(config_)),
+      compute_client_(std::in_place, io.get_executor(), imds_options(config_)),
       nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
       store_(config_.state_file),
       poll_timer_(io),
@@ -101,7 +101,9 @@ asio::awaitable<int> Daemon::run() {
     EndpointSources sources;
     sources.poll_interval = config_.imds.poll_interval_ms;
     sources.last_poll_success = [this] { return last_poll_success_; };
-    sources.metrics_text = [this] { return metrics_.serialize(); };
+    metrics_.set_sources(
+        {[this] { return event_series(); }, [this] { return to_string(core_->member_phase()); }});
+    sources.metrics_text = [this] { return metrics_.serialize(WallClock::now()); };
     sources.state_json = [this] { return state_json(); };
     auto opened =
         HttpEndpoint::open(io_.get_executor(), config_.http.listen, make_http_handler(std::move(sources)));
@@ -138,7 +140,7 @@ void Daemon::stop() {
   ticker_.stop();
   wake_timer_.cancel();
   poll_client_.cancel();
-  approval_client_.cancel();
+  if (compute_client_) compute_client_->cancel();
   if (http_) http_->stop();
 }
 
@@ -233,6 +235,15 @@ void Daemon::rearm_timer() {
   if (at == wake_at_) return;
   wake_at_ = at;
   wake_timer_.cancel();  // the timer loop wakes with operation_aborted and waits for the new instant
+}
+
+// The per-event series (SPEC 11): the pending events that list this VM, read at each scrape.
+std::vector<EventSeries> Daemon::event_series() const {
+  std::vector<EventSeries> out;
+  for (const auto& [key, rec] : core_->state().events)
+    if (rec.plan != EventPlan::other_vm)
+      out.push_back({rec.event.id, rec.event.type, rec.event.status, rec.event.source, rec.event.not_before});
+  return out;
 }
 
 std::string Daemon::state_json() const {

@@ -66,6 +66,8 @@ class Daemon {
   // actions (daemon_actions.cpp)
   void execute(Actions actions);
   void log_core(const LogAction& line);
+  void count_core_line(const LogAction& line);
+  std::vector<EventSeries> event_series() const;
   boost::asio::awaitable<SafetyResult> evaluate_gate();
   boost::asio::awaitable<void> check_safety();
   boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
@@ -92,8 +94,10 @@ class Daemon {
   bool dry_run_;
   std::string resource_name_;
   int fault_domain_ = -1;
+  // Polls and approvals share one kept-alive connection (SPEC 4); an approval queues behind a poll in flight.
   ImdsClient poll_client_;
-  ImdsClient approval_client_;
+  // Start-up only (compute metadata, before the poll's ticks run), then closed.
+  std::optional<ImdsClient> compute_client_;
   NodetoolRunner nodetool_;
   StateStore store_;
   std::optional<Core> core_;

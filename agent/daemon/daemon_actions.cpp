@@ -111,17 +111,31 @@ void Daemon::log_core(const LogAction& line) {
     fields["persist_ms"] = rounded(drain_timing_.persist_ms);
   }
   log_line(level_of(line.severity), line.msg, std::move(fields));
+  count_core_line(line);
+}
+
+// The metrics that the core's log lines stand for (SPEC 11). event_seen is logged once for every event, this
+// VM's or another's: only this VM's are counted. A failing restore logs restore_failed (or restart_required)
+// once, then restore_retry_failed at each retry: every failed attempt counts.
+void Daemon::count_core_line(const LogAction& line) {
   const std::string& m = line.msg;
-  if (m == "event_seen") metrics_.event_seen(line.fields.at("event_type").as_string());
+  if (m == "event_seen") {
+    const auto* affects = line.fields.if_contains("affects_this_node");
+    if (affects && affects->is_bool() && affects->get_bool())
+      metrics_.event_seen(line.fields.at("event_type").as_string());
+  }
   if (m == "drain_completed") metrics_.drain("ok");
   if (m == "nodetool_failed") metrics_.drain("failed");
   if (m == "drain_forced_unsafe") metrics_.drain("forced_unsafe");
+  if (m == "impact_without_drain") metrics_.impact_without_drain();
   if (m == "event_approved") metrics_.approval("ok");
   if (m == "approval_failed") metrics_.approval("failed");
   if (m == "approval_rejected") metrics_.approval("rejected");
   if (m == "approval_withheld") metrics_.approval("withheld");
   if (m == "restore_completed") metrics_.restore("ok");
-  if (m == "restore_failed" || m == "restart_required") metrics_.restore("failed");
+  if (m == "restore_failed" || m == "restart_required" || m == "restore_retry_failed")
+    metrics_.restore("failed");
+  if (m == "coordination_unavailable") metrics_.coordination_unavailable();
 }
 
 asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) {
@@ -181,6 +195,7 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
 asio::awaitable<void> Daemon::check_safety() {
   const SafetyResult result = co_await evaluate_gate();
   if (!result.safe) metrics_.unsafe_block();
+  metrics_.set_gate_verdict(result.safe ? GateVerdict::safe : GateVerdict::unsafe, WallClock::now());
   if (stopping_) co_return;
   execute(core_->on_safety(result, WallClock::now()));
 }
@@ -284,7 +299,7 @@ asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {
     fields["action"] = "approve";
     fields["dry_run"] = true;
     log_line(LogLevel::info, "dry_run_skipped", std::move(fields));
-  } else if (auto failure = co_await approval_client_.approve(event_id)) {
+  } else if (auto failure = co_await poll_client_.approve(event_id)) {
     outcome.result = failure->retryable() ? ApprovalResult::retryable_failure : ApprovalResult::rejected;
     outcome.detail = std::string(to_string(failure->kind)) + ": " + failure->detail;
   }

@@ -28,7 +28,7 @@ asio::awaitable<bool> Daemon::resolve_identity() {
   while (!stopping_ && (resource_name_.empty() || fault_domain_ < 0)) {
     source = "imds";
     // Not on the poll client: its deadlines are watched by the poll loop's ticks, which have not started.
-    auto compute = co_await approval_client_.get_compute();
+    auto compute = co_await compute_client_->get_compute();
     if (compute) {
       if (resource_name_.empty()) resource_name_ = compute->name;
       if (fault_domain_ < 0) fault_domain_ = compute->platform_fault_domain;
@@ -43,8 +43,12 @@ asio::awaitable<bool> Daemon::resolve_identity() {
     co_await poll_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
   }
   if (stopping_) co_return false;
+  compute_client_.reset();  // its kept-alive connection is not needed again
   log_line(LogLevel::info, "node_identity",
            {{"resource_name", resource_name_}, {"fault_domain", fault_domain_}, {"source", source}});
+  const auto rack = config_.topology.fault_domain_racks.find(fault_domain_);
+  metrics_.set_node_info(resource_name_, fault_domain_,
+                         rack == config_.topology.fault_domain_racks.end() ? "" : rack->second);
   co_return true;
 }
 

@@ -1,9 +1,16 @@
-// Prometheus metrics of the agent (cla_*), kept in a prometheus-cpp registry and exposed as text.
+// Prometheus metrics of the agent (cla_* and process_*), kept in a prometheus-cpp registry and exposed as
+// text.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "state/scheduled_event.hpp"
 
 namespace prometheus {
 class Registry;
@@ -16,33 +23,68 @@ class Family;
 
 namespace cla {
 
-// Every method is thread-safe (prometheus-cpp locks families and updates values atomically). Label values
-// that can come from IMDS (event types) are mapped onto a fixed set, so a hostile or changing document
-// cannot grow the number of series; the other label values are chosen by the agent's own code.
+// One pending event that lists this VM, as its series show it at a scrape.
+struct EventSeries {
+  std::string event_id;  // as received; the label keeps [A-Za-z0-9._-], at most 64 characters
+  std::string type;      // EventType as received (see event_type_label)
+  EventStatus status = EventStatus::unknown;
+  EventSource source = EventSource::unknown;
+  std::optional<WallTime> not_before;  // absent once Started
+};
+
+// What the metrics read at scrape time rather than at every poll (an idle poll must stay cheap): the
+// pending events of this VM and the node's phase (serving, draining, drained, restoring).
+struct MetricsSources {
+  std::function<std::vector<EventSeries>()> events;
+  std::function<std::string_view()> node_phase;
+};
+
+enum class GateVerdict { none, safe, unsafe };
+
+// Every method is thread-safe but set_sources (call it before serving scrapes). Label values that come from
+// IMDS are bounded: event types map onto a fixed set (`other`), statuses and sources too, and event ids
+// appear only for this VM's pending events (at most kMaxEventSeries), gone with the event. The other label
+// values are chosen by the agent's own code.
 class Metrics {
  public:
+  static constexpr std::size_t kMaxEventSeries = 64;
+
   Metrics();
   ~Metrics();
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
+  void set_sources(MetricsSources sources);
+  // cla_node_info{vm,fault_domain,rack} 1: who this agent is (rack: the one the config maps its fault domain
+  // to).
+  void set_node_info(const std::string& vm, int fault_domain, const std::string& rack);
+
   // result: ok, connect, timeout, http_429, http_5xx, http_status, invalid_json, wrong_shape, ...
   void imds_request(std::string_view result);
-  // type: EventType as received; anything but the five documented types counts as "other".
+  // An event that lists this VM, first seen. type: EventType as received (anything but the five documented
+  // types counts as "other"). Other VMs' events are not counted.
   void event_seen(std::string_view type);
   // result: ok, failed, forced_unsafe
   void drain(std::string_view result);
-  // result: ok, failed, withheld_shared, withheld_unsafe, ...
+  // result: ok, failed, rejected, withheld
   void approval(std::string_view result);
-  // result: ok, failed, restart_required, ...
+  // One restore attempt. result: ok, failed (every failed attempt, retries included)
   void restore(std::string_view result);
   void set_node_drained(bool drained);
   void unsafe_block();
+  // The replication-safety gate's last answer and when it was taken.
+  void set_gate_verdict(GateVerdict verdict, WallTime at);
+  void impact_without_drain();
+  void coordination_unavailable();
+  // Keyspaces left out of the gate's verdict because they cannot meet the consistency level without this
+  // node (SPEC 3.4); 0 until the gate reports them.
+  void set_unprotectable_keyspaces(std::size_t count);
   void nodetool_duration(std::string_view subcommand, double seconds);
   void set_last_poll_success(double unix_s);
 
-  // The Prometheus text exposition format (version 0.0.4) of every metric.
-  std::string serialize() const;
+  // The Prometheus text exposition format (version 0.0.4) of every metric, with the scrape-time ones
+  // (events, phase, process_*) as of `now`.
+  std::string serialize(WallTime now = WallClock::now()) const;
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -53,13 +95,22 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& restores_;
   prometheus::Gauge& node_drained_;
   prometheus::Counter& unsafe_blocks_;
+  prometheus::Family<prometheus::Gauge>& gate_verdict_;
+  prometheus::Gauge& gate_checked_at_;
+  prometheus::Counter& impact_without_drain_;
+  prometheus::Counter& coordination_unavailable_;
+  prometheus::Gauge& unprotectable_keyspaces_;
   prometheus::Family<prometheus::Histogram>& nodetool_seconds_;
   prometheus::Gauge& last_poll_success_;
+  prometheus::Family<prometheus::Gauge>& node_info_;
   prometheus::Counter& imds_ok_;
+  MetricsSources sources_;
 };
 
 // The event type label for an EventType as received: Freeze, Reboot, Redeploy, Preempt, Terminate
 // (matched case-insensitively, spelled canonically), otherwise "other".
 std::string_view event_type_label(std::string_view type);
+// The event id label: [A-Za-z0-9._-] kept, anything else "_", at most 64 characters (an EventId is a GUID).
+std::string event_id_label(std::string_view id);
 
 }  // namespace cla

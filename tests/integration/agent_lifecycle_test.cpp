@@ -2,6 +2,7 @@
 // restart_command, a user event, a short freeze, other VMs' events, and the maintenance notification hooks.
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <set>
 
 #include "agent/daemon/notification.hpp"
 #include "agent_scenario.hpp"
@@ -84,6 +85,42 @@ BOOST_AUTO_TEST_CASE(platform_freeze_drains_at_the_lead_is_approved_then_restore
   BOOST_TEST(notifications(s, id, 4) == kAllPhases, boost::test_tools::per_element());
   BOOST_TEST(s.log("nodetool_failed").empty());
   BOOST_TEST(s.log("impact_without_drain").empty());
+}
+
+// SPEC 4: the approval POST goes on the kept-alive connection that the polls use, not on one of its own. The
+// emulator logs, per request, the TCP connection it came on.
+BOOST_AUTO_TEST_CASE(approval_goes_on_the_connection_the_polls_use) {
+  AgentScenario s;
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  s.wait_for("event_approved", s.until_drain_due(id), id);
+  s.wait_for_polls(2);
+
+  std::vector<json::object> scheduled_events;  // this agent's, in the order the emulator received them
+  for (const auto& r : s.emulator().requests()) {
+    const auto& o = r.as_object();
+    if (o.at("vm").as_string() == "vm0" && o.at("path").as_string() == "/metadata/scheduledevents")
+      scheduled_events.push_back(o);
+  }
+  std::size_t post = scheduled_events.size();
+  std::set<std::int64_t> connections;
+  for (std::size_t i = 0; i < scheduled_events.size(); ++i) {
+    connections.insert(scheduled_events[i].at("connection").as_int64());
+    if (scheduled_events[i].at("method").as_string() == "POST") {
+      BOOST_TEST(post == scheduled_events.size(), "more than one approval");
+      post = i;
+    }
+  }
+  BOOST_REQUIRE(post < scheduled_events.size());
+  BOOST_REQUIRE(post > 0u);
+  BOOST_REQUIRE(post + 1 < scheduled_events.size());
+  BOOST_TEST(scheduled_events[post].at("status").as_int64() == 200);
+  BOOST_TEST(scheduled_events[post].at("connection") == scheduled_events[post - 1].at("connection"),
+             "the approval did not reuse the polls' connection");
+  BOOST_TEST(scheduled_events[post].at("connection") == scheduled_events[post + 1].at("connection"),
+             "the polls after the approval moved to another connection");
+  BOOST_TEST(connections.size() == 1u, "polls and approval used " << connections.size() << " connections");
 }
 
 BOOST_AUTO_TEST_CASE(reboot_flushes_and_after_removal_restarts_cassandra_then_enables) {

@@ -157,7 +157,12 @@ BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
 
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
+  // Another VM's events: seen and logged, never counted nor shown as this VM's.
+  const std::string other = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"vm1"}}, {"not_before_in_s", 600}, {"duration_s", 30}});
   s.wait_for("event_approved", s.until_drain_due(id), id);
+  s.wait_for("event_status_changed", s.within_a_poll(), id);  // Started by the approval
+  BOOST_TEST(s.log("event_seen", other).size() == 1u);
 
   const auto state_reply = get(port, "/state");
   BOOST_TEST(state_reply.status == 200u);
@@ -177,6 +182,23 @@ BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   BOOST_TEST(metrics[R"(cla_imds_requests_total{result="ok"})"] >= 2.0);  // before the event, and with it
   BOOST_TEST(metrics["cla_last_successful_poll_timestamp_seconds"] > 1.7e9);
   BOOST_TEST(metrics.count(R"(cla_nodetool_duration_seconds_count{subcommand="disablegossip"})") == 1u);
+  BOOST_TEST(metrics[R"(cla_events_seen_total{type="Reboot"})"] == 0.0, "another VM's event was counted");
+  // The pending event of this VM, its phase and the gate's verdict (SPEC 11). The approval started it.
+  BOOST_TEST(metrics[R"(cla_event_info{event_id=")" + id +
+                     R"(",source="Platform",status="Started",type="Freeze"})"] == 1.0);
+  std::size_t event_series = 0;
+  for (const auto& [series, value] : metrics)
+    if (series.rfind("cla_event_info{", 0) == 0) ++event_series;
+  BOOST_TEST(event_series == 1u, "only this VM's pending events have series");
+  BOOST_TEST(metrics[R"(cla_node_phase{phase="drained"})"] == 1.0);
+  BOOST_TEST(metrics[R"(cla_gate_verdict{verdict="safe"})"] == 1.0);
+  BOOST_TEST(metrics["cla_gate_last_check_timestamp_seconds"] > 1.7e9);
+  BOOST_TEST(metrics[R"(cla_node_info{fault_domain="0",rack="rack1",vm="vm0"})"] == 1.0);
+  BOOST_TEST(metrics["process_resident_memory_bytes"] > 1e6);
+  BOOST_TEST(metrics["process_open_fds"] >= 4.0);  // stdio, the log, the listener at least
+  BOOST_TEST(metrics["process_start_time_seconds"] > 1.7e9);
+  BOOST_TEST(metrics.count("process_cpu_seconds_total") == 1u);
+  BOOST_TEST(metrics.count("process_max_fds") == 1u);
 
   // A long outage: unhealthy after 5 poll intervals (1.25 s) without a successful poll, not before; measured
   // from the last poll IMDS answered, whenever the agent's last poll before the outage came.
@@ -208,6 +230,9 @@ BOOST_AUTO_TEST_CASE(http_endpoint_reports_health_metrics_and_state) {
   metrics = parse_prometheus(get(port, "/metrics").body);
   BOOST_TEST(metrics["cla_node_drained"] == 0.0);
   BOOST_TEST(metrics[R"(cla_restores_total{result="ok"})"] == 1.0);
+  BOOST_TEST(metrics[R"(cla_node_phase{phase="serving"})"] == 1.0);
+  for (const auto& [series, value] : metrics)
+    BOOST_TEST(series.rfind("cla_event_", 0) != 0u, "a removed event still has a series: " << series);
   BOOST_TEST(get(port, "/state").json().at("node").at("drained").as_bool() == false);
 }
 
