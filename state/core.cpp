@@ -8,20 +8,6 @@
 
 namespace cla {
 
-namespace {
-std::string status_name(EventStatus s) {
-  switch (s) {
-    case EventStatus::scheduled:
-      return "Scheduled";
-    case EventStatus::started:
-      return "Started";
-    case EventStatus::unknown:
-      break;
-  }
-  return "Unknown";
-}
-}  // namespace
-
 Core::Core(CorePolicy policy, AgentState state) : policy_(std::move(policy)), state_(std::move(state)) {
   incarnation_ = state_.last_incarnation;
 }

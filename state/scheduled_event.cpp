@@ -17,4 +17,28 @@ std::string to_upper(std::string s) {
   return s;
 }
 
+const char* status_name(EventStatus s) {
+  switch (s) {
+    case EventStatus::scheduled:
+      return "Scheduled";
+    case EventStatus::started:
+      return "Started";
+    case EventStatus::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+const char* source_name(EventSource s) {
+  switch (s) {
+    case EventSource::platform:
+      return "Platform";
+    case EventSource::user:
+      return "User";
+    case EventSource::unknown:
+      break;
+  }
+  return "unknown";
+}
+
 }  // namespace cla

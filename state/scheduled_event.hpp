@@ -14,6 +14,9 @@ using WallTime = WallClock::time_point;
 
 enum class EventStatus { scheduled, started, unknown };
 enum class EventSource { platform, user, unknown };
+// Their names as IMDS spells them ("Scheduled", "Started", "Platform", "User"); "unknown" otherwise.
+const char* status_name(EventStatus s);
+const char* source_name(EventSource s);
 
 struct ScheduledEvent {
   std::string id;                      // EventId as received; compare with ids_equal()

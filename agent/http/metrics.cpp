@@ -64,30 +64,6 @@ const char* verdict_label(GateVerdict v) {
   return "none";
 }
 
-const char* status_label(EventStatus s) {
-  switch (s) {
-    case EventStatus::scheduled:
-      return "Scheduled";
-    case EventStatus::started:
-      return "Started";
-    case EventStatus::unknown:
-      break;
-  }
-  return "unknown";
-}
-
-const char* source_label(EventSource s) {
-  switch (s) {
-    case EventSource::platform:
-      return "Platform";
-    case EventSource::user:
-      return "User";
-    case EventSource::unknown:
-      break;
-  }
-  return "unknown";
-}
-
 double unix_seconds(WallTime t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
@@ -127,8 +103,8 @@ void add_event_families(const std::vector<EventSeries>& events, WallTime now,
     if (n++ == Metrics::kMaxEventSeries) break;
     const std::string id = event_id_label(e.event_id);
     info.metric.push_back(gauge(1, {{"event_id", id},
-                                    {"source", source_label(e.source)},
-                                    {"status", status_label(e.status)},
+                                    {"source", source_name(e.source)},
+                                    {"status", status_name(e.status)},
                                     {"type", std::string(event_type_label(e.type))}}));
     if (!e.not_before) continue;
     not_before.metric.push_back(gauge(unix_seconds(*e.not_before), {{"event_id", id}}));

@@ -10,7 +10,6 @@ using namespace cla::test;
 
 namespace {
 
-const std::vector<Step> kDisable = {Step::disable_binary, Step::disable_gossip};
 const EventSpec kFreeze{.type = "Freeze", .duration_s = 30};  // NotBefore T0 + 15 min, drain 30 s before
 const WallTime kDrainAt = T0 + 15min - 30s;
 const WallTime kForcedAt = T0 + 15min - 10s;

@@ -16,6 +16,11 @@ using namespace std::chrono_literals;
 
 inline const WallTime T0 = WallTime(std::chrono::seconds(1'800'000'000));
 
+// The nodetool steps of a drain (without and with the flush) and of a restore, in their order.
+inline const std::vector<Step> kDisable = {Step::disable_binary, Step::disable_gossip};
+inline const std::vector<Step> kDisableAndFlush = {Step::disable_binary, Step::disable_gossip, Step::flush};
+inline const std::vector<Step> kRestore = {Step::enable_gossip, Step::enable_binary, Step::confirm_restored};
+
 struct EventSpec {
   std::string id = "E1";
   std::string type = "Reboot";

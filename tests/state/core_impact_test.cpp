@@ -11,10 +11,6 @@ using namespace cla::test;
 
 namespace {
 
-const std::vector<Step> kDisable = {Step::disable_binary, Step::disable_gossip};
-const std::vector<Step> kDisableAndFlush = {Step::disable_binary, Step::disable_gossip, Step::flush};
-const std::vector<Step> kRestore = {Step::enable_gossip, Step::enable_binary, Step::confirm_restored};
-
 // The fields of the first line logged as `msg`; fails the test when there is none.
 boost::json::object fields_of(const Actions& actions, const std::string& msg) {
   for (const auto& l : all_of<LogAction>(actions))

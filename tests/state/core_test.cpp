@@ -10,9 +10,6 @@ using namespace cla;
 using namespace cla::test;
 
 namespace {
-const std::vector<Step> kDisable = {Step::disable_binary, Step::disable_gossip};
-const std::vector<Step> kDisableAndFlush = {Step::disable_binary, Step::disable_gossip, Step::flush};
-const std::vector<Step> kRestore = {Step::enable_gossip, Step::enable_binary, Step::confirm_restored};
 
 std::vector<std::string> approvals(const Actions& a) {
   std::vector<std::string> ids;
