@@ -27,8 +27,9 @@ bool is_owns(std::string_view word) {
 
 Result<RingRow> parse_row(std::string_view line, const std::string& dc) {
   const auto words = split_words(line);
-  // address, rack (one word at least), status, state, load (1 or 2), owns, token
-  if (words.size() < 7) return make_error("fewer cells than a ring row has");
+  // address, rack (one word at least; a long one glued to the status), status, state, load (1 or 2), owns,
+  // token
+  if (words.size() < 6) return make_error("fewer cells than a ring row has");
   RingRow row;
   row.datacenter = dc;
   row.address = std::string(words.front());
@@ -40,7 +41,7 @@ Result<RingRow> parse_row(std::string_view line, const std::string& dc) {
   if (words[right] == "?") {
     row.load = "?";
     --right;
-  } else if (one_of(kLoadUnits, words[right]) && right >= 5) {
+  } else if (one_of(kLoadUnits, words[right]) && right >= 4) {
     row.load = std::string(words[right - 1]) + " " + std::string(words[right]);
     right -= 2;
   } else {
@@ -49,13 +50,24 @@ Result<RingRow> parse_row(std::string_view line, const std::string& dc) {
   if (!one_of(kStates, words[right]))
     return make_error("State '" + std::string(words[right]) + "' is unknown");
   row.state = std::string(words[right--]);
-  if (!one_of(kStatuses, words[right]))
-    return make_error("Status '" + std::string(words[right]) + "' is unknown");
-  row.status = std::string(words[right--]);
-  if (right < 1) return make_error("no rack");
+  // Status. A rack of 12 characters or more runs into it ("%-12s" pads, never cuts): "fault-domain-1Up".
+  const std::string_view word = words[right];
+  const char* end = nullptr;  // where the rack ends
+  if (one_of(kStatuses, word)) {
+    row.status = std::string(word);
+    if (--right < 1) return make_error("no rack");
+    end = words[right].data() + words[right].size();
+  } else {
+    const auto glued = std::find_if(kStatuses.begin(), kStatuses.end(), [&](std::string_view s) {
+      return word.size() > s.size() && word.ends_with(s);
+    });
+    if (glued == kStatuses.end() || right < 1)
+      return make_error("Status '" + std::string(word) + "' is unknown");
+    row.status = std::string(*glued);
+    end = word.data() + word.size() - glued->size();
+  }
   // The rack is the text from its first word to its last, inner blanks kept as printed.
   const char* begin = words[1].data();
-  const char* end = words[right].data() + words[right].size();
   row.rack = std::string(begin, static_cast<std::size_t>(end - begin));
   return row;
 }
@@ -89,7 +101,9 @@ Result<RingTable> parse_nodetool_ring(std::string_view stdout_text) {
     if (line.empty()) continue;
     const bool just_after_header = after_header;
     after_header = false;
-    if (line.starts_with("Datacenter:")) {
+    if (just_after_header && split_words(line).size() == 1) {
+      continue;  // the DC's last token, where its ring wraps around (whatever the token reads like)
+    } else if (line.starts_with("Datacenter:")) {
       dc = std::string(trim(line.substr(11)));
       if (dc->empty()) return make_error(line_error(number, raw, "datacenter without a name"));
       header = false;
@@ -109,8 +123,6 @@ Result<RingTable> parse_nodetool_ring(std::string_view stdout_text) {
       header = after_header = true;
     } else if (!header) {
       return make_error(line_error(number, raw, "row before the header line of datacenter " + *dc));
-    } else if (just_after_header && split_words(line).size() == 1) {
-      continue;  // the DC's last token, where its ring wraps around
     } else {
       auto row = parse_row(line, *dc);
       if (!row) return make_error(line_error(number, raw, "cannot read row: " + row.error().message));
@@ -118,6 +130,7 @@ Result<RingTable> parse_nodetool_ring(std::string_view stdout_text) {
     }
   }
   if (!dc) return make_error("nodetool ring output has no 'Datacenter:' section");
+  if (table.rows.empty()) return make_error("nodetool ring output has no token");
   return table;
 }
 

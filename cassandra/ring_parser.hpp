@@ -30,10 +30,11 @@ struct RingTable {
 std::ostream& operator<<(std::ostream& os, const RingTable& table);
 
 // A row is read from both ends: the address first, then from the right the token, owns, load (a number and a
-// unit, or "?"), state and status; the rack is what lies between, so padding and wide cells do not matter.
-// The line under each header holding only the DC's last token (the ring's wrap-around) is skipped. Fails on
-// output without a "Datacenter:" section, an "Error:" line, a row before its header, or a cell out of its
-// set.
+// unit, or "?"), state and status; the rack is what lies between, so padding and wide cells do not matter (a
+// rack of 12 characters or more, which nodetool prints glued to the status, "fault-domain-1Up", is split off
+// it). The line under each header holding only the DC's last token (the ring's wrap-around) is skipped. Fails
+// on output without a "Datacenter:" section or without a row, an "Error:" line, a row before its header, or a
+// cell out of its set.
 Result<RingTable> parse_nodetool_ring(std::string_view stdout_text);
 
 }  // namespace cla

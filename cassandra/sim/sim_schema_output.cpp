@@ -21,6 +21,11 @@ std::string pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }
 
+// pad, with one blank at least after the text.
+std::string spaced(const std::string& text, std::size_t width) {
+  return pad(text + " ", width);
+}
+
 }  // namespace
 
 std::string format_describecluster(const ClusterDescription& d) {
@@ -66,8 +71,10 @@ std::string format_ring(const RingTable& table) {
   auto line = [&](const std::string& address, const std::string& rack, const std::string& status,
                   const std::string& state, const std::string& load, const std::string& owns,
                   const std::string& token) {
-    return pad(address, address_width) + "  " + pad(rack, 12) + pad(status, 7) + pad(state, 8) +
-           pad(load, 16) + pad(owns, 20) + pad(token, 44) + "\n";
+    // A rack of 12 characters or more runs into the status, as nodetool prints it (the parser splits it off);
+    // the other cells never fill their width in Cassandra's output, and keep a blank if one does.
+    return pad(address, address_width) + "  " + pad(rack, 12) + spaced(status, 7) + spaced(state, 8) +
+           spaced(load, 16) + spaced(owns, 20) + pad(token, 44) + "\n";
   };
   std::string out = "\n";
   std::map<std::string, std::vector<const RingRow*>> dcs;  // by name, rows in the table's order

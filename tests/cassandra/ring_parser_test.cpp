@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "cassandra/sim/sim_schema_output.hpp"
 #include "cassandra_test_data.hpp"
 
 namespace {
@@ -51,11 +52,29 @@ BOOST_AUTO_TEST_CASE(one_node_a_dc_odd_cells_and_no_trailing_note) {
   BOOST_TEST(t.notes.empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_long_rack_runs_into_the_status) {
+  // "%-12s" pads a rack, never cuts it: nodetool prints "fault-domain-1Up" for rack fault-domain-1.
+  const auto t = parsed(
+      "Datacenter: dc1\n==========\nAddress  Rack  Status State   Load  Owns  Token\n"
+      "10.0.0.1        fault-domain-1Up     Normal  1.5 KiB         ?                   5\n"
+      "10.0.0.2        two words rackDown   Normal  ?               ?                   6\n"
+      "10.0.0.3        rack??     Normal  ?               ?                   7\n");
+  BOOST_TEST(t.rows[0] ==
+             (cla::RingRow{"dc1", "10.0.0.1", "fault-domain-1", "Up", "Normal", "1.5 KiB", "?", "5"}));
+  BOOST_TEST(t.rows[1].rack == "two words rack");
+  BOOST_TEST(t.rows[1].status == "Down");
+  BOOST_TEST(t.rows[2].rack == "rack?");
+  BOOST_TEST(t.rows[2].status == "?");
+  BOOST_TEST(cla::parse_nodetool_ring(cla::format_ring(t)).value() == t);
+}
+
 BOOST_AUTO_TEST_CASE(refused) {
-  for (const char* text : {"", "Address  Rack  Status State   Load  Owns  Token\n",
-                           "Datacenter: dc1\n10.0.0.1  r1  Up  Normal  ?  ?  5\n",  // no header
-                           "Datacenter:\n",                                         // no name
-                           "\nError: Keyspace not found\n"})
+  for (const char* text :
+       {"", "Address  Rack  Status State   Load  Owns  Token\n",
+        "Datacenter: dc1\n10.0.0.1  r1  Up  Normal  ?  ?  5\n",                                // no header
+        "Datacenter:\n",                                                                       // no name
+        "Datacenter: dc1\n==========\nAddress  Rack  Status State   Load  Owns  Token\n\n  ",  // no row
+        "\nError: Keyspace not found\n"})
     BOOST_TEST(!cla::parse_nodetool_ring(text).ok(), text);
   for (const char* row : {"10.0.0.1  r1  Up  Normal  ?  ?\n",             // too few cells
                           "10.0.0.1  r1  Up  Normal  ?  12  5\n",         // owns
