@@ -210,45 +210,6 @@ ReplicationVerdict evaluate(const ReplicationSnapshot& s, const ClusterStatus& s
 
 }  // namespace
 
-std::string_view to_string(Consistency consistency) {
-  switch (consistency) {
-    case Consistency::one:
-      return "ONE";
-    case Consistency::local_one:
-      return "LOCAL_ONE";
-    case Consistency::quorum:
-      return "QUORUM";
-    case Consistency::local_quorum:
-      return "LOCAL_QUORUM";
-    case Consistency::each_quorum:
-      return "EACH_QUORUM";
-  }
-  return "?";
-}
-
-std::optional<Consistency> parse_consistency(std::string_view text) {
-  for (Consistency c : {Consistency::one, Consistency::local_one, Consistency::quorum,
-                        Consistency::local_quorum, Consistency::each_quorum})
-    if (text == to_string(c)) return c;
-  return std::nullopt;
-}
-
-std::string_view to_string(VerdictReason reason) {
-  switch (reason) {
-    case VerdictReason::safe:
-      return "safe";
-    case VerdictReason::schema_disagreement:
-      return "schema_disagreement";
-    case VerdictReason::ring_changing:
-      return "ring_changing";
-    case VerdictReason::replicas_short:
-      return "replicas_short";
-    case VerdictReason::node_not_in_ring:
-      return "node_not_in_ring";
-  }
-  return "?";
-}
-
 Result<ReplicationSnapshot> make_replication_snapshot(ClusterDescription cluster,
                                                       const RingTable& ring_table) {
   if (!cluster.keyspaces) return make_error("describecluster lists no keyspaces (Cassandra before 4.0?)");
