@@ -2,7 +2,7 @@
 # A fleet of N agents on one machine (SPEC 4 and 10): one imds-emulator serving N VMs in 3 fault domains, one
 # nodetool-sim cluster of 3 racks (dc1, N/3 nodes each: fault domain k is rack k+1), N agents polling at 1 Hz.
 # The fleet idles, then lives through a wave: one Freeze per fault domain, listing all its VMs, one fault domain
-# at a time. Prints CPU and RSS, reaction latencies and invariant violations (scripts/fleet_report.py).
+# at a time. Prints CPU and RSS, reaction latencies and invariant violations (scripts/bench/fleet_report.py).
 # Everything is on 127.0.0.1.
 set -euo pipefail
 export LC_ALL=C
@@ -19,30 +19,24 @@ It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N
 EOF
 }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 case ${1:-} in
   -h | --help) usage; exit 0 ;;
 esac
 [[ $# -le 1 ]] || { usage >&2; exit 2; }
 agents=${1:-150}
-[[ $agents =~ ^[0-9]+$ ]] && ((agents >= 3 && agents <= 252 && agents % 3 == 0)) ||
-  { echo "bench-fleet: N must be a multiple of 3 from 3 to 252, not '$agents'" >&2; exit 2; }
+if ! [[ $agents =~ ^[0-9]+$ ]] || ((agents < 3 || agents > 252 || agents % 3 != 0)); then
+  usage_error "N must be a multiple of 3 from 3 to 252, not '$agents'"
+fi
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$cla_root
 cd "$root"
 idle_s=${BENCH_IDLE_SECONDS:-60}
-[[ $idle_s =~ ^[0-9]+$ ]] && ((idle_s >= 1)) || { echo "bench-fleet: BENCH_IDLE_SECONDS must be >= 1" >&2; exit 2; }
-if [[ -z ${BENCH_BIN:-} ]]; then
-  scripts/build.sh >/dev/null
-  bin=$root/build/bin
-else
-  bin=$(cd "$BENCH_BIN" && pwd)
-fi
-for tool in jq curl; do
-  command -v "$tool" >/dev/null || { echo "bench-fleet: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
-done
-for b in cassandra-lifecycle-agent imds-emulator nodetool-sim; do
-  [[ -x $bin/$b ]] || { echo "bench-fleet: $bin/$b is missing (build first, or set BENCH_BIN)" >&2; exit 1; }
-done
+if ! [[ $idle_s =~ ^[0-9]+$ ]] || ((idle_s < 1)); then usage_error "BENCH_IDLE_SECONDS must be >= 1"; fi
+bin=$(built_bin_dir "${BENCH_BIN:-}")
+require_tools --hint scripts/install-deps.sh jq curl || exit 1
+require_bins "$bin" "set BENCH_BIN" cassandra-lifecycle-agent imds-emulator nodetool-sim || exit 1
 
 # ---- the scenario's numbers ----------------------------------------------------------------------------
 readonly per_fd=$((agents / 3)) rf=3 poll_ms=1000
@@ -53,44 +47,16 @@ readonly racks_allowed=$((rf - (rf / 2 + 1)))
 # approved (--shared-approval all), else at NotBefore; it leaves the document 10 + 2 s after it started.
 readonly notice_s=20 freeze_s=10 complete_s=2 drain_lead_s=30 unsafe_lead_s=5
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/cla-fleet.XXXXXX")
+make_work_dir cla-fleet # removed at exit unless BENCH_KEEP=1 or the bench failed
+keep_work=${BENCH_KEEP:-0}
 cluster=$work/cluster.json
-emulator_pid="" agent_pid=() sleep_pid=""
-cleanup() {
-  local status=$?
-  trap - EXIT INT TERM
-  set +e  # each may be gone already (Ctrl-C reaches the whole process group)
-  [[ -n $sleep_pid ]] && kill "$sleep_pid" 2>/dev/null
-  ((${#agent_pid[@]})) && kill -TERM "${agent_pid[@]}" 2>/dev/null
-  [[ -n $emulator_pid ]] && kill -TERM "$emulator_pid" 2>/dev/null
-  local p
-  for p in "${agent_pid[@]}" $emulator_pid; do wait "$p" 2>/dev/null; done
-  if ((status != 0)) || [[ ${BENCH_KEEP:-0} == 1 ]]; then
-    echo "work dir kept: $work"
-  else
-    rm -rf "$work"
-  fi
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-die() { echo "bench-fleet: $*" >&2; exit 1; }
+agent_pid=()
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
 # ---- imds-emulator: vm0 .. vm(N-1), fault domain k holds vm(k*N/3) .. vm((k+1)*N/3 - 1) ------------------
-vm_args=()
-for ((i = 0; i < agents; i++)); do vm_args+=(--vm "vm$i,$((i / per_fd)),127.0.0.1:0"); done
-"$bin/imds-emulator" "${vm_args[@]}" --admin 127.0.0.1:0 --shared-approval all \
-  >"$work/emulator.out" 2>"$work/emulator.err" &
-emulator_pid=$!
-for _ in $(seq 100); do
-  [[ $(grep -c '"listening"' "$work/emulator.out" || true) -ge $((agents + 1)) ]] && break
-  kill -0 "$emulator_pid" 2>/dev/null || die "imds-emulator exited: $(cat "$work/emulator.err")"
-  sleep 0.1
-done
-admin=http://$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.out")
-[[ $admin != http:// ]] || die "imds-emulator did not print its admin address within 10 s"
+vm_specs=()
+for ((i = 0; i < agents; i++)); do vm_specs+=("vm$i,$((i / per_fd))"); done
+start_emulator "$bin/imds-emulator" "$work" "${vm_specs[@]}" -- --shared-approval all
 
 # ---- nodetool-sim: rack k+1 holds 127.0.1.(k*N/3 + 1) .. , the nodes of fault domain k --------------------
 "$bin/nodetool-sim" --init-cluster "$cluster" --dcs dc1 --racks 3 --nodes-per-rack "$per_fd" \
@@ -100,21 +66,17 @@ admin=http://$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.ou
 mapfile -t addresses < <(jq -rs 'map(select(.listening == "vm")) | sort_by(.vm[2:] | tonumber) | .[].address' \
   "$work/emulator.out")
 for ((i = 0; i < agents; i++)); do
-  dir=$work/agents/vm$i
-  mkdir -p "$dir"
-  jq -n --arg endpoint "http://${addresses[i]}" --arg vm "vm$i" --argjson fd $((i / per_fd)) \
-    --arg sim "$bin/nodetool-sim" --arg cluster "$cluster" --arg node "127.0.1.$((i + 1))" --arg dir "$dir" \
+  config=$(jq -n --arg endpoint "http://${addresses[i]}" --arg vm "vm$i" --argjson fd $((i / per_fd)) \
+    --arg sim "$bin/nodetool-sim" --arg cluster "$cluster" --arg node "127.0.1.$((i + 1))" \
     --argjson poll "$poll_ms" --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" '{
       imds: {endpoint: $endpoint, poll_interval_ms: $poll},
       node: {resource_name: $vm, fault_domain: $fd},
       cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: 30},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
       policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: true},
-      state_file: ($dir + "/state.json"),
-      log: {file: ($dir + "/agent.jsonl"), level: "info"},
-      http: {listen: ""}}' >"$dir/config.json"
-  "$bin/cassandra-lifecycle-agent" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
-  agent_pid[i]=$!
+      http: {listen: ""}}')
+  start_agent "$bin/cassandra-lifecycle-agent" "$work/agents/vm$i" "$config"
+  agent_pid[i]=$agent_started
 done
 
 vms_polled() {  # how many VMs the emulator answered a scheduledevents GET with 200 since the log was cleared
@@ -126,7 +88,7 @@ start_limit_s=$((30 + agents / 5))  # each agent starts a process and asks nodet
 deadline=$((EPOCHSECONDS + start_limit_s))
 until (($(vms_polled) == agents)); do
   for ((i = 0; i < agents; i++)); do
-    kill -0 "${agent_pid[i]}" 2>/dev/null || die "agent vm$i exited: $(tail -n 3 "$work/agents/vm$i/stderr")"
+    alive_or_die "${agent_pid[i]}" "agent vm$i" "$work/agents/vm$i/stderr"
   done
   ((EPOCHSECONDS < deadline)) || die "not every agent polled IMDS within $start_limit_s s ($(vms_polled) of $agents)"
   sleep 0.5
@@ -163,8 +125,9 @@ echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg); work dir $work"
 i0=$(now_ms); a0=$(cpu_ns "${agent_pid[@]}"); e0=$(cpu_ns "$emulator_pid")
 sleep "$idle_s" &  # waited for with `wait`, which a signal interrupts (a foreground sleep would delay the trap)
 sleep_pid=$!
+cleanup_pid "$sleep_pid"
 wait "$sleep_pid"
-sleep_pid=""
+forget_pids "$sleep_pid"
 a1=$(cpu_ns "${agent_pid[@]}"); e1=$(cpu_ns "$emulator_pid"); i1=$(now_ms)
 read -r rss_sum rss_max < <(rss_kb "${agent_pid[@]}")
 read -r emu_rss _ < <(rss_kb "$emulator_pid")
@@ -174,6 +137,12 @@ curl -sf -X DELETE "$admin/admin/requests" >/dev/null  # the wave's reactions do
 
 # ---- the wave: one fault domain at a time -------------------------------------------------------------------
 event_json() { curl -sf "$admin/admin/events" | jq -c --arg id "$1" '.[] | select(.EventId == $id)'; }
+event_left() { # id -> the event left the document; until then, last holds it as the admin API shows it
+  local ev
+  ev=$(event_json "$1") && [[ -n $ev ]] || return 0
+  last=$ev
+  return 1
+}
 fd_restored() {  # fd -> every agent of the fault domain logged restore_completed, every node is up
   local fd=$1 logs=() i
   for ((i = fd * per_fd; i < (fd + 1) * per_fd; i++)); do logs+=("$work/agents/vm$i/agent.jsonl"); done
@@ -185,22 +154,14 @@ wave_limit_s=$((notice_s + freeze_s + complete_s + 60))  # per fault domain: the
 w0=$(now_ms); wa0=$(cpu_ns "${agent_pid[@]}"); we0=$(cpu_ns "$emulator_pid"); wc0=$(children_ms "${agent_pid[@]}")
 for fd in 0 1 2; do
   resources=$(seq $((fd * per_fd)) $(((fd + 1) * per_fd - 1)) | jq -R '"vm" + .' | jq -sc .)
-  id=$(curl -sf -X POST "$admin/admin/events" -d "{\"type\":\"Freeze\",\"resources\":$resources,
-    \"not_before_in_s\":$notice_s,\"duration_s\":$freeze_s,\"complete_after_s\":$complete_s}" | jq -r .EventId)
-  [[ -n $id && $id != null ]] || die "the emulator refused the Freeze of fault domain $fd"
+  id=$(post_event "{\"type\":\"Freeze\",\"resources\":$resources,
+    \"not_before_in_s\":$notice_s,\"duration_s\":$freeze_s,\"complete_after_s\":$complete_s}")
   deadline=$((EPOCHSECONDS + wave_limit_s))
   last=""
-  while ev=$(event_json "$id") && [[ -n $ev ]]; do  # until the event left the document
-    last=$ev
-    ((EPOCHSECONDS < deadline)) || die "fault domain $fd's Freeze was still there after $wave_limit_s s"
-    sleep 0.2
-  done
+  wait_until "$wave_limit_s" "fault domain $fd's Freeze to leave the document" event_left "$id"
   jq -c --argjson fd "$fd" '{fd: $fd} + .' <<<"$last" >>"$work/events.jsonl"
   echo "   fault domain $fd: Freeze $id of $per_fd VMs, $(jq -r '"started \((.started_at_ms - .created_at_ms) / 1000) s after it was posted"' <<<"$last")"
-  until fd_restored "$fd"; do
-    ((EPOCHSECONDS < deadline)) || die "fault domain $fd was not restored within $wave_limit_s s"
-    sleep 0.2
-  done
+  wait_until $((deadline - EPOCHSECONDS)) "fault domain $fd restored" fd_restored "$fd"
 done
 wa1=$(cpu_ns "${agent_pid[@]}"); we1=$(cpu_ns "$emulator_pid"); wc1=$(children_ms "${agent_pid[@]}"); w1=$(now_ms)
 curl -sf "$admin/admin/approvals" >"$work/approvals.json"
@@ -215,9 +176,9 @@ for ((i = 0; i < agents; i++)); do
   wait "${agent_pid[i]}" || rc=$?
   ((rc == 0)) || { echo "   agent vm$i exited $rc"; bad_exits=$((bad_exits + 1)); }
 done
-agent_pid=()
+forget_pids "${agent_pid[@]}"
 
-/usr/bin/python3 -I "$root/scripts/fleet_report.py" --work "$work" --agents "$agents" \
+/usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" \
   --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \
   --idle "$((i1 - i0)) $((a1 - a0)) $((e1 - e0)) $idle_polls" \
   --wave "$((w1 - w0)) $((wa1 - wa0)) $((we1 - we0)) $((wc1 - wc0))" \

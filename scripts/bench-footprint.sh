@@ -23,52 +23,29 @@ EOF
 [[ ${1:-} == --help || ${1:-} == -h ]] && { usage; exit 0; }
 [[ $# -eq 0 ]] || { usage >&2; exit 2; }
 
-cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+cd "$cla_root"
 count_s=${BENCH_COUNT_SECONDS:-60}
 strace_s=${BENCH_STRACE_SECONDS:-20}
-if [[ -z ${BENCH_BIN:-} ]]; then
-  scripts/build.sh >/dev/null
-  bin=$PWD/build/bin
-else
-  bin=$(cd "$BENCH_BIN" && pwd)
+bin=$(built_bin_dir "${BENCH_BIN:-}")
+require_tools --hint scripts/install-deps.sh valgrind callgrind_control strace jq curl cc || exit 1
+/usr/bin/python3 -I -c 'import requests' 2>/dev/null || die "python3-requests is missing (scripts/install-deps.sh)"
+
+make_work_dir cla-footprint # removed at exit unless BENCH_KEEP is set (to anything)
+keep_on_failure=0 kept_note=""
+if [[ -n ${BENCH_KEEP:-} ]]; then
+  keep_work=1
+  echo "work dir: $work"
 fi
-for tool in valgrind callgrind_control strace jq curl cc; do
-  command -v "$tool" >/dev/null || { echo "bench-footprint: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
-done
-/usr/bin/python3 -I -c 'import requests' 2>/dev/null ||
-  { echo "bench-footprint: python3-requests is missing (scripts/install-deps.sh)" >&2; exit 1; }
 
-work=$(mktemp -d)
-[[ -n ${BENCH_KEEP:-} ]] && echo "work dir: $work"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  [[ -n ${BENCH_KEEP:-} ]] || rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$bin/imds-emulator" --vm vm0,0,127.0.0.1:0 --vm vm1,0,127.0.0.1:0 --vm vm2,0,127.0.0.1:0 \
-  --vm vm3,0,127.0.0.1:0 --admin 127.0.0.1:0 >"$work/emulator.out" 2>"$work/emulator.err" &
-pids+=($!)
-for _ in $(seq 100); do [[ $(grep -c listening "$work/emulator.out" || true) -ge 5 ]] && break; sleep 0.1; done
-[[ $(grep -c listening "$work/emulator.out" || true) -ge 5 ]] || { echo "bench-footprint: imds-emulator did not start" >&2; cat "$work/emulator.err" >&2; exit 1; }
-vm_addr() { jq -r --arg vm "$1" 'select(.listening=="vm" and .vm==$vm) | .address' "$work/emulator.out"; }
-admin=$(jq -r 'select(.listening=="admin") | .address' "$work/emulator.out")
+start_emulator "$bin/imds-emulator" "$work" vm0,0 vm1,0 vm2,0 vm3,0
+vm_addr() { emulator_vm_address "$work" "$1"; }
 "$bin/nodetool-sim" --init-cluster "$work/cluster.json" --dcs dc1 --racks 3 --nodes-per-rack 1 \
   --base-address 127.0.1. >/dev/null
 
 agent_config() {  # vm name -> config file
-  cat >"$work/$1.json" <<JSON
-{
-  "imds": {"endpoint": "http://$(vm_addr "$1")", "poll_interval_ms": 1000},
-  "node": {"resource_name": "$1", "fault_domain": 0},
-  "cassandra": {"nodetool": ["$bin/nodetool-sim", "--cluster", "$work/cluster.json", "--node", "127.0.1.1"]},
-  "state_file": "$work/$1.state.json",
-  "log": {"file": "$work/$1.jsonl"},
-  "http": {"listen": ""}
-}
-JSON
+  write_bench_agent_config "$work/$1.json" "$(vm_addr "$1")" "$1" "$bin/nodetool-sim" "$work/cluster.json"
   echo "$work/$1.json"
 }
 
@@ -113,28 +90,27 @@ PY
 cc -O2 -o "$work/idle-floor" scripts/idle-floor.c
 
 "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm0)" >/dev/null 2>&1 &
-agent_pid=$!; pids+=($agent_pid)
+agent_pid=$!; cleanup_pid "$agent_pid"
 env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY NO_PROXY='*' \
   /usr/bin/python3 -I "$work/poll.py" "$(vm_addr vm1)" >/dev/null &
-python_pid=$!; pids+=($python_pid)
+python_pid=$!; cleanup_pid "$python_pid"
 (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" \
   "$bin/cassandra-lifecycle-agent" --config "$(agent_config vm2)" >/dev/null 2>"$work/valgrind.err") &
-grind_pid=$!; pids+=($grind_pid)
+grind_pid=$!; cleanup_pid "$grind_pid"
 floor_addr=$(vm_addr vm3)
 "$work/idle-floor" "${floor_addr%:*}" "${floor_addr##*:}" &
-floor_pid=$!; pids+=($floor_pid)
+floor_pid=$!; cleanup_pid "$floor_pid"
 
 requests() {  # vm -> GET requests served so far
-  curl -s --noproxy '*' "http://$admin/admin/requests" | jq --arg vm "$1" '[.[] | select(.vm==$vm and .method=="GET")] | length'
+  curl -s --noproxy '*' "$admin/admin/requests" | jq --arg vm "$1" '[.[] | select(.vm==$vm and .method=="GET")] | length'
 }
 cpu_ns() {  # pid -> on-CPU ns of all its threads
   cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
 }
-wait_polls() {  # vm, count: until the emulator has served that many GETs to it (valgrind starts slowly)
-  for _ in $(seq 600); do [[ $(requests "$1") -ge $2 ]] && return 0; sleep 0.1; done
-  echo "bench-footprint: $1 made fewer than $2 polls in 60 s" >&2; exit 1
-}
-wait_polls vm0 3; wait_polls vm1 3; wait_polls vm2 3; wait_polls vm3 3
+polled() { (($(requests "$1") >= $2)); } # vm, count: the emulator has served that many GETs to it
+for vm in vm0 vm1 vm2 vm3; do # valgrind starts slowly
+  wait_poll_s=0.1 wait_until 60 "$vm to make 3 polls" polled "$vm" 3
+done
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 callgrind_control -z "$grind_pid" >/dev/null 2>&1
@@ -156,13 +132,13 @@ to_mid_interval() {  # until a poll has just been served, then half the 1000 ms 
 }
 to_mid_interval
 strace -c -f -p "$agent_pid" -o "$work/strace.txt" 2>/dev/null &
-strace_pid=$!
+strace_pid=$!; cleanup_pid "$strace_pid"
 s0=$(requests vm0)
 sleep "$strace_s"
 s1=$(requests vm0)
-kill -INT "$strace_pid"; wait "$strace_pid" || true
+kill -INT "$strace_pid"; wait "$strace_pid" || true; forget_pids "$strace_pid"
 
-dump=$(ls -t "$work"/callgrind.* | head -n 1)
+dump=$(find "$work" -maxdepth 1 -name 'callgrind.*' -printf '%T@ %p\n' | sort -rn | head -n 1 | cut -d' ' -f2-)
 instr=$(awk '/^summary:|^totals:/ { print $2; exit }' "$dump")
 syscalls=$(awk '$NF == "total" { print $4 }' "$work/strace.txt")
 

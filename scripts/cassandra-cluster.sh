@@ -27,18 +27,17 @@ JMX of the node on 127.0.0.K listens on 127.0.0.1, port 7000 + 100*K.
 EOF
 }
 
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=cassandra_conf.sh
-source "$script_dir/cassandra_conf.sh"
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=cluster/cassandra_conf.sh
+source "$cla_root/scripts/cluster/cassandra_conf.sh"
 
-die() { echo "cassandra-cluster: $*" >&2; exit 1; }
-log() { echo "cassandra-cluster: $*" >&2; }
-
-cluster_dir=${CASSANDRA_CLUSTER_DIR:-$(dirname "$script_dir")/build/cassandra-cluster}
+cluster_dir=${CASSANDRA_CLUSTER_DIR:-$cla_root/build/cassandra-cluster}
 version=${CASSANDRA_VERSION:-5.0.9}
 node_up_limit_s=${CASSANDRA_NODE_UP_LIMIT_S:-240}
 
 # ---- cluster layout (cluster.env holds what start chose) ----
+nodes="" first_host="" # set by load_layout
 load_layout() {
   [[ -f $cluster_dir/cluster.env ]] || die "no cluster in $cluster_dir (run: $0 start)"
   # shellcheck disable=SC1091
@@ -140,7 +139,7 @@ detach() {
   local out=$1
   shift
   (
-    for fd in /proc/$BASHPID/fd/*; do
+    for fd in "/proc/$BASHPID/fd/"*; do
       fd=${fd##*/}
       ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
     done
@@ -194,11 +193,8 @@ all_up_in_every_view() {
   return $ok
 }
 wait_all_up_in_every_view() {
-  local deadline=$((SECONDS + node_up_limit_s))
-  until all_up_in_every_view; do
-    ((SECONDS <= deadline)) || die "not every node UN in every view within ${node_up_limit_s}s (see $0 nodetool ADDRESS status)"
-    sleep 1
-  done
+  wait_poll_s=1 wait_until "$node_up_limit_s" "every node UN in every view (see $0 nodetool ADDRESS status)" \
+    all_up_in_every_view
 }
 
 # nodetool_argv K ARGS...: bin/nodetool's command line against node K, into the array nodetool_cmd.
@@ -279,7 +275,7 @@ cmd_start_cluster() {
   wait_all_up_in_every_view
   log "every node UN in every view after $((SECONDS - started)) s"
   create_keyspace
-  echo "cassandra-cluster: $nodes nodes UN in every view, keyspace lifecycle ready in $((SECONDS - started)) s ($cluster_dir)"
+  say "$nodes nodes UN in every view, keyspace lifecycle ready in $((SECONDS - started)) s ($cluster_dir)"
 }
 
 cmd_start_node() {
@@ -293,7 +289,7 @@ cmd_start_node() {
   launch_node "$k"
   wait_node_listening "$k"
   wait_all_up_in_every_view
-  echo "cassandra-cluster: node $1 UN in every view in $((SECONDS - started)) s"
+  say "node $1 UN in every view in $((SECONDS - started)) s"
 }
 
 cmd_status() {
@@ -333,10 +329,11 @@ cmd_freeze() {
   stop_freezer "$k"
   kill -STOP "$pid"
   # The sleeper continues the node when its time is up or when it is told to stop (SIGTERM).
+  # shellcheck disable=SC2016 # the inner bash expands them
   detach /dev/null bash -c 'sleep "$1" & s=$!; trap "kill \$s; kill -CONT $0; exit 0" TERM; wait $s; kill -CONT $0' \
     "$pid" "$seconds"
   echo $! >"$(node_dir "$k")/freezer.pid"
-  echo "cassandra-cluster: node $address (pid $pid) frozen for $seconds s (sleeper pid $!)"
+  say "node $address (pid $pid) frozen for $seconds s (sleeper pid $!)"
 }
 
 # kill_nodes K...: SIGKILL them all, then wait until every one is gone.
@@ -361,14 +358,14 @@ cmd_kill() {
   k=$(node_of_address "${1:?kill needs ADDRESS}")
   [[ -n $(node_pid "$k") ]] || die "node $1 is not running"
   kill_nodes "$k"
-  echo "cassandra-cluster: node $1 killed"
+  say "node $1 killed"
 }
 
 cmd_stop() {
   [[ -f $cluster_dir/cluster.env ]] || { log "no cluster in $cluster_dir"; return 0; }
   load_layout
   kill_nodes $(seq 1 "$nodes")
-  echo "cassandra-cluster: stopped ($cluster_dir)"
+  say "stopped ($cluster_dir)"
 }
 
 if [[ ${1:-} == --dir ]]; then

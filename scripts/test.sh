@@ -4,12 +4,15 @@
 # (in ~/.m2, or Maven Central reachable): without them this script fails, it never skips them.
 # Usage: scripts/test.sh [--help]
 set -euo pipefail
+script_name=test.sh
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 case ${1:-} in
-  -h | --help) sed -n '2,5s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h | --help) print_header; exit 0 ;;
   "") ;;
-  *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  *) usage_error "unknown argument '$1' (try --help)" ;;
 esac
-cd "$(dirname "$0")/.."
+cd "$cla_root"
 started=$SECONDS
 scripts/install-deps.sh
 scripts/build.sh
@@ -18,15 +21,12 @@ echo "== unit and integration tests (build/)"
 (cd build && ctest --output-on-failure -j2 -LE real)
 
 echo "== real Cassandra suite (build/, label real: a 3-node Cassandra 5.0 cluster on 127.0.0.11-13)"
-fail_real() {
-  echo "test.sh: FAILED: the real Cassandra suite cannot run: $*" >&2
-  exit 1
-}
+fail_real() { die "FAILED: the real Cassandra suite cannot run: $*"; }
 command -v java >/dev/null || fail_real "java not found (Cassandra 5.0 needs a JDK 17: apt-get install openjdk-17-jdk-headless)"
 command -v mvn >/dev/null || fail_real "mvn not found (Cassandra comes from Maven Central: apt-get install maven)"
 real_started=$SECONDS
 # The suite's cluster start resolves cassandra-all (offline from ~/.m2 first) and fails with Maven's reason.
-(cd build && ctest --output-on-failure -L real) || { echo "test.sh: FAILED: the real Cassandra suite (output above; cluster logs in build/real-cluster/)" >&2; exit 1; }
+(cd build && ctest --output-on-failure -L real) || die "FAILED: the real Cassandra suite (output above; cluster logs in build/real-cluster/)"
 echo "   the real suite took $((SECONDS - real_started)) s"
 
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"

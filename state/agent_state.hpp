@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "state/event_plan.hpp"
 #include "state/scheduled_event.hpp"
@@ -20,6 +21,7 @@ struct EventRecord {
   bool drain_complete = false;  // every step this event needs is done and persisted
   bool drain_failed = false;
   bool forced_unsafe = false;  // drained although unsafe: never approved
+  bool emergency = false;      // first seen Started with the node not drained for it: drained at once
   bool approved = false;
   bool approval_rejected = false;  // IMDS answered 4xx: not retried
   bool approval_withheld = false;  // policy forbids approving it (logged once)
@@ -54,6 +56,9 @@ struct AgentState {
   NodeDrainState node{};
   std::vector<PendingEnded> pending_ended{};
   std::string boot_id{};  // the boot id when the state was last written
+  // The last few measured gate + drain durations (oldest first): the drain starts earlier by the longest
+  // of them x1.5 (SPEC 3.3).
+  std::vector<std::int64_t> drain_durations_ms{};
 };
 
 }  // namespace cla

@@ -157,16 +157,19 @@ void Core::on_started(EventRecord& rec, Actions& out) {
     out.push_back(notification(MaintenancePhase::start, rec.event, std::nullopt));
   }
   const std::string key = to_upper(rec.event.id);
-  const NodeDrainState& node = state_.node;
-  const bool node_drained = node.out_of_service && node.binary_disabled && node.gossip_disabled;
-  if (node_drained) {
-    // Drained already (for this or another event): keep the node out until this impact is over too.
+  if (state_.node.drained_for.count(key)) return;  // drained, or its drain under way: it goes on
+  if (node_is_out()) {
+    // Drained already for another event: keep the node out until this impact is over too.
     state_.node.drained_for.insert(key);
     return;
   }
+  // The impact is under way and the node serves (a hardware failure, a shared event another VM approved,
+  // an event first seen late, an agent started mid-event): a node that leaves cleanly beats a frozen or
+  // vanishing one, whatever the gate would say. drain_work drains it at once.
+  rec.emergency = true;
   if (!rec.impact_warned) {
     rec.impact_warned = true;
-    log_event(out, Severity::warning, "impact_without_drain", rec);
+    log_event(out, Severity::warning, "impact_without_drain", rec, {{"emergency", true}});
   }
 }
 
@@ -223,6 +226,7 @@ Actions Core::on_step_done(Step step, const StepOutcome& outcome, WallTime now) 
 void Core::advance(WallTime now, Actions& out) {
   // One nodetool operation at a time; an impact coming beats a restore. Approvals run beside them, last,
   // so that a drain completed in this pass is approved in this pass.
+  if (!busy()) defer_restore(now, out);
   if (!busy() && !drain_work(now, out) && !restore_work(now, out)) emit_pending_ended(out);
   approval_work(now, out);
 }

@@ -60,10 +60,16 @@ class Core {
   std::optional<Step> next_drain_step(const EventRecord& rec) const;
   void drain_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
   WallTime drain_at(const EventRecord& rec) const;
+  // How long this node's gate and drain are expected to take: the longest of its last few measured ones,
+  // x1.5 (SPEC 3.3); zero before the first measurement.
+  std::chrono::milliseconds expected_drain() const;
+  void record_drain_duration(WallTime now);
+  bool rebooted_since_drain() const { return state_.node.boot_id_at_drain != boot_id_; }
   WallTime forced_at(const EventRecord& rec) const;
   WallTime impact_deadline(const EventRecord& rec, WallTime now) const;
 
   // restore and restarts (core_restore.cpp)
+  void defer_restore(WallTime now, Actions& out);
   bool restore_work(WallTime now, Actions& out);
   Step next_restore_step();
   void restore_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
@@ -96,11 +102,13 @@ class Core {
   std::optional<Step> step_in_flight_;
   bool safety_in_flight_ = false;
   Safety safety_ = Safety::unknown;
-  std::optional<WallTime> safety_at_;  // when the last verdict was taken
+  std::optional<WallTime> safety_at_;        // when the last verdict was taken
+  std::optional<WallTime> safety_asked_at_;  // when the check behind it was asked
   bool safety_stale_ = true;
   std::optional<SafetyResult> last_unsafe_;
 
   std::optional<WallTime> drain_started_at_;
+  std::optional<WallTime> drain_measured_from_;  // a gated drain of a serving node: its gate's start
   bool restoring_ = false;
   bool restart_done_ = false;
   bool serving_checked_ = false;  // this restore asked whether the flushed node serves already

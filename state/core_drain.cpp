@@ -1,14 +1,40 @@
 // The drain half of the core: when to drain, the safety gate's verdicts, the forced drain, one step at a
 // time.
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "state/core.hpp"
 
 namespace cla {
+namespace {
+// Gate + drain durations kept to predict the next one (SPEC 3.3: "the last few").
+constexpr std::size_t kDrainSamples = 5;
+
+double seconds(std::chrono::milliseconds d) {
+  return static_cast<double>(d.count()) / 1000.0;
+}
+}  // namespace
 
 WallTime Core::drain_at(const EventRecord& rec) const {
   if (rec.plan == EventPlan::user_drain || !rec.event.not_before) return rec.first_seen;
-  return *rec.event.not_before - policy_.drain_lead;
+  return *rec.event.not_before - policy_.drain_lead -
+         std::chrono::duration_cast<WallTime::duration>(expected_drain());
+}
+
+std::chrono::milliseconds Core::expected_drain() const {
+  const auto& samples = state_.drain_durations_ms;
+  const auto first = samples.size() > kDrainSamples ? samples.end() - kDrainSamples : samples.begin();
+  const std::int64_t longest = first == samples.end() ? 0 : *std::max_element(first, samples.end());
+  return std::chrono::milliseconds(longest + longest / 2);
+}
+
+void Core::record_drain_duration(WallTime now) {
+  if (!drain_measured_from_) return;
+  auto& samples = state_.drain_durations_ms;
+  samples.push_back(
+      std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_measured_from_).count());
+  if (samples.size() > kDrainSamples) samples.erase(samples.begin(), samples.end() - kDrainSamples);
+  drain_measured_from_.reset();
 }
 
 WallTime Core::forced_at(const EventRecord& rec) const {
@@ -24,21 +50,42 @@ WallTime Core::impact_deadline(const EventRecord& rec, WallTime now) const {
 bool Core::drain_work(WallTime now, Actions& out) {
   for (auto& [key, rec] : state_.events) {
     if (rec.plan != EventPlan::user_drain && rec.plan != EventPlan::platform_drain) continue;
-    if (rec.event.status != EventStatus::scheduled) continue;  // Started: the impact is under way; wait
     if (rec.drain_complete || rec.drain_failed) continue;
     if (!state_.node.drained_for.count(key)) {
-      if (now < drain_at(rec)) continue;
-      bool forced = false;
-      if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced)) {
-        if (safety_in_flight_ || admission_in_flight_) return true;
-        continue;
+      if (rec.emergency) {
+        // The impact is under way: no gate, no waiting. Coordinated, the drain is recorded unconditionally
+        // (others count the rack), as a user drain is.
+        if (!node_is_out() && !admission_allows(rec, now, out, true)) {
+          if (admission_in_flight_) return true;
+          continue;
+        }
+        begin_drain(rec, false, now, out);
+      } else {
+        if (rec.event.status != EventStatus::scheduled) continue;  // an unknown status: wait for a known one
+        if (now < drain_at(rec)) continue;
+        bool forced = false;
+        if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced)) {
+          if (safety_in_flight_ || admission_in_flight_) return true;
+          continue;
+        }
+        // A user drain skips the gates, but in coordinated mode it is recorded too, so others count its rack.
+        if (rec.plan == EventPlan::user_drain && !node_is_out() && !admission_allows(rec, now, out, true)) {
+          if (admission_in_flight_) return true;
+          continue;
+        }
+        begin_drain(rec, forced, now, out);
       }
-      // A user drain skips the gates, but in coordinated mode it is recorded too, so others count its rack.
-      if (rec.plan == EventPlan::user_drain && !node_is_out() && !admission_allows(rec, now, out, true)) {
-        if (admission_in_flight_) return true;
-        continue;
-      }
-      begin_drain(rec, forced, now, out);
+    } else if (rebooted_since_drain()) {
+      // The VM rebooted since this drain began: its Cassandra started afresh, so no step of the old drain
+      // may run on it (a flush would take the new process out). A Started event had its impact; a
+      // scheduled one stays unapproved and the restore waits for it to go.
+      if (rec.event.status == EventStatus::scheduled) continue;
+      rec.drain_complete = true;
+      rec.drained_at = now;
+      log_event(out, Severity::info, "drain_completed", rec,
+                {{"interrupted_by_reboot", true}, {"emergency", rec.emergency}});
+      out.push_back(Persist{});
+      continue;
     }
     if (auto step = next_drain_step(rec)) {
       step_in_flight_ = step;
@@ -51,12 +98,16 @@ bool Core::drain_work(WallTime now, Actions& out) {
       if (next_drain_step(other)) continue;
       other.drain_complete = true;
       other.drained_at = now;
-      boost::json::object extra{{"flushed", state_.node.flushed}};
+      boost::json::object extra{{"flushed", state_.node.flushed}, {"emergency", other.emergency}};
       if (drain_started_at_)
         extra["duration_ms"] =
             std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_started_at_).count();
+      if (drain_measured_from_)
+        extra["gate_and_drain_ms"] =
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_measured_from_).count();
       log_event(out, Severity::info, "drain_completed", other, std::move(extra));
     }
+    record_drain_duration(now);
     drain_started_at_.reset();
     out.push_back(Persist{});
   }
@@ -98,6 +149,7 @@ bool Core::local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool&
   }
   if (!safety_in_flight_) {
     safety_in_flight_ = true;
+    safety_asked_at_ = now;
     out.push_back(CheckSafety{});
   }
   return false;
@@ -106,6 +158,10 @@ bool Core::local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool&
 void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out) {
   NodeDrainState& node = state_.node;
   const std::string key = to_upper(rec.event.id);
+  // A gated drain that takes a serving node out is what the next drain's start is planned by: measure it
+  // from the moment its gate was asked.
+  const bool gated = rec.plan == EventPlan::platform_drain && !rec.emergency && !forced && !node_is_out();
+  if (gated && !drain_started_at_) drain_measured_from_ = safety_asked_at_.value_or(now);
   if (!node.out_of_service) {
     node.out_of_service = true;
     node.out_since = now;
@@ -126,9 +182,14 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
     log_event(out, Severity::error, "drain_forced_unsafe", rec,
               {{"down_racks", std::move(racks)}, {"reason", last_unsafe_ ? last_unsafe_->reason : ""}});
   }
-  boost::json::object extra{{"forced_unsafe", forced}, {"flush", needs_flush(rec.event.type, policy_)}};
+  boost::json::object extra{{"forced_unsafe", forced},
+                            {"flush", needs_flush(rec.event.type, policy_)},
+                            {"emergency", rec.emergency},
+                            {"expected_drain_s", seconds(expected_drain())}};
   log_event(out, Severity::info, "drain_started", rec, std::move(extra));
-  if (!rec.notified_starting) {
+  // NodeMaintenanceStarting announces a drain ahead of the impact; an event first seen Started has had
+  // its NodeMaintenanceStart already (SPEC 3.7: Start, then Ended).
+  if (!rec.notified_starting && !rec.emergency) {
     rec.notified_starting = true;
     out.push_back(notification(MaintenancePhase::starting, rec.event, rec.event.not_before));
   }
@@ -153,14 +214,22 @@ void Core::drain_step_done(Step step, const StepOutcome& outcome, WallTime /*now
     out.push_back(Persist{});
     return;
   }
+  // `nodetool drain` was asked and did not answer success: it may have drained the node, or the impact (a
+  // killed JVM) cut it short. With a restart_command the restore then treats the node as flushed: it asks
+  // whether the node serves and restarts it if not, instead of retrying enable* on a dead process.
+  if (step == Step::flush && policy_.has_restart_command) node.flushed = true;
   // The step failed until the impact was due: no approval; Azure proceeds at NotBefore.
   for (auto& [key, rec] : state_.events) {
     if (!node.drained_for.count(key) || rec.drain_complete || rec.drain_failed) continue;
     rec.drain_failed = true;
     log_event(out, Severity::error, "nodetool_failed", rec,
-              {{"step", to_string(step)}, {"detail", outcome.detail}, {"approved", false}});
+              {{"step", to_string(step)},
+               {"detail", outcome.detail},
+               {"approved", false},
+               {"emergency", rec.emergency}});
   }
   drain_started_at_.reset();
+  drain_measured_from_.reset();  // a failed drain predicts nothing
   out.push_back(Persist{});
 }
 

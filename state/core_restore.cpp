@@ -1,5 +1,6 @@
 // The restore half of the core, and what it concludes at start-up from the state file and the node
 // (SPEC 3.3, 3.6).
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "state/core.hpp"
@@ -71,6 +72,40 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
   // Killed between restore_completed and the record's removal: the node serves, its record must go.
   if (policy_.coordinated && !state_.node.out_of_service && !found_disabled) out.push_back(ReleaseDrain{});
   return out;
+}
+
+// Back to back (SPEC 3.2): the last event the node was drained for is gone, but another event for this node
+// would start its drain within hold_between_events_s (Azure often follows a Freeze with a Reboot). The node
+// stays out, drained for that event, instead of coming back only to leave again; its remaining steps and
+// its approval proceed as for a drained node, and the restore follows the last of them. After a reboot the
+// node serves again on its own, so nothing is deferred: keeping it out would take a fresh node out early.
+void Core::defer_restore(WallTime now, Actions& out) {
+  const NodeDrainState& node = state_.node;
+  if (!document_seen_ || !node.out_of_service || !node.drained_for.empty() || restoring_) return;
+  if (rebooted_since_drain()) return;
+  EventRecord* next = nullptr;
+  WallTime next_at{};
+  for (auto& [key, rec] : state_.events) {
+    if (rec.plan != EventPlan::user_drain && rec.plan != EventPlan::platform_drain) continue;
+    if (rec.event.status != EventStatus::scheduled || rec.drain_failed) continue;
+    const WallTime at = drain_at(rec);
+    if (at - now > policy_.hold_between_events) continue;
+    if (!next || at < next_at) {
+      next = &rec;
+      next_at = at;
+    }
+  }
+  if (!next) return;
+  state_.node.drained_for.insert(to_upper(next->event.id));
+  const auto gap = std::max(next_at - now, WallTime::duration::zero());
+  log_event(out, Severity::info, "restore_deferred", *next,
+            {{"gap_s", std::chrono::duration<double>(gap).count()},
+             {"hold_between_events_s", policy_.hold_between_events.count()}});
+  if (!next->notified_starting) {
+    next->notified_starting = true;
+    out.push_back(notification(MaintenancePhase::starting, next->event, next->event.not_before));
+  }
+  out.push_back(Persist{});
 }
 
 bool Core::restore_work(WallTime now, Actions& out) {

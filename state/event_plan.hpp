@@ -12,7 +12,9 @@ struct CorePolicy {
   std::string resource_name;
   std::chrono::seconds drain_lead{30};
   std::chrono::seconds unsafe_drain_lead{10};
-  std::int64_t no_impact_freeze_max_s = 9;
+  std::int64_t no_impact_freeze_max_s = 0;  // 0: every impactful event is drained for (SPEC 2.3)
+  // Back to back (SPEC 3.2): a restore waits when another event's drain would start within this.
+  std::chrono::seconds hold_between_events{120};
   bool approve_user_events = true;
   bool approve_shared_events = false;
   bool flush_before_restart = true;

@@ -55,6 +55,11 @@ std::string str(const json::object& o, std::string_view key) {
 bool flag(const json::object& o, std::string_view key) {
   return at(o, key).as_bool();
 }
+// A field added after the first release: a state file written before it lacks it.
+bool flag_or_false(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->as_bool();
+}
 std::optional<WallTime> opt_time(const json::object& o, std::string_view key) {
   const json::value& v = at(o, key);
   if (v.is_null()) return std::nullopt;
@@ -106,6 +111,7 @@ json::value encode_state(const AgentState& state) {
                    {"approved_at_ms", opt_ms(rec.approved_at)}};
     EventRecord copy = rec;
     for (const char* name : kRecordFlags) r[name] = *record_flag(copy, name);
+    r["emergency"] = rec.emergency;
     events[key] = std::move(r);
   }
   const NodeDrainState& n = state.node;
@@ -113,6 +119,7 @@ json::value encode_state(const AgentState& state) {
   for (const auto& id : n.drained_for) drained_for.emplace_back(id);
   json::array pending;
   for (const auto& p : state.pending_ended) pending.push_back(encode_event(p.event));
+  json::array durations(state.drain_durations_ms.begin(), state.drain_durations_ms.end());
   return json::object{{"schema_version", AgentState::schema_version},
                       {"last_incarnation",
                        state.last_incarnation ? json::value(*state.last_incarnation) : json::value(nullptr)},
@@ -126,7 +133,8 @@ json::value encode_state(const AgentState& state) {
                         {"out_since_ms", opt_ms(n.out_since)},
                         {"boot_id_at_drain", n.boot_id_at_drain}}},
                       {"events", std::move(events)},
-                      {"pending_ended", std::move(pending)}};
+                      {"pending_ended", std::move(pending)},
+                      {"drain_durations_ms", std::move(durations)}};
 }
 
 Result<AgentState> decode_state(std::string_view text) {
@@ -160,10 +168,17 @@ Result<AgentState> decode_state(std::string_view text) {
       rec.drained_at = opt_time(r, "drained_at_ms");
       rec.approved_at = opt_time(r, "approved_at_ms");
       for (const char* name : kRecordFlags) *record_flag(rec, name) = flag(r, name);
+      rec.emergency = flag_or_false(r, "emergency");
       s.events.emplace(std::string(key), std::move(rec));
     }
     for (const auto& p : at(o, "pending_ended").as_array())
       s.pending_ended.push_back(PendingEnded{decode_event(p.as_object())});
+    if (const json::value* durations = o.if_contains("drain_durations_ms"))
+      for (const auto& d : durations->as_array()) {
+        const std::int64_t ms = d.as_int64();
+        if (ms < 0) throw std::runtime_error("negative drain duration");
+        s.drain_durations_ms.push_back(ms);
+      }
     return s;
   } catch (const std::exception& e) {
     return make_error(std::string("unexpected content: ") + e.what());

@@ -86,6 +86,7 @@ asio::awaitable<int> Daemon::run() {
   policy.drain_lead = config_.policy.drain_lead_s;
   policy.unsafe_drain_lead = config_.policy.unsafe_drain_lead_s;
   policy.no_impact_freeze_max_s = config_.policy.no_impact_freeze_max_s.count();
+  policy.hold_between_events = config_.policy.hold_between_events_s;
   policy.approve_user_events = config_.policy.approve_user_events;
   policy.approve_shared_events = config_.policy.approve_shared_events;
   policy.flush_before_restart = config_.policy.flush_before_restart;

@@ -1,5 +1,6 @@
 // The shell carries out the core's actions: log, persist, check safety, run steps, approve, notify.
 #include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <cmath>
 
 #include "agent/daemon/daemon.hpp"
@@ -16,6 +17,7 @@ namespace cla {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
+using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 LogLevel level_of(Severity s) {
@@ -132,18 +134,25 @@ asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) 
 
 // Reads the node's view of the cluster and asks the gate; any failure to read it is unsafe (fail closed).
 asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
-  const CommandOutcome status = co_await nodetool("status");
+  // The host id does not change while Cassandra runs, so `info` (a JVM start: seconds of CPU that Cassandra's
+  // requests compete with) runs once, beside the first `status` rather than after it; DC and rack come from
+  // the node's own status row at every check.
+  CommandOutcome status, info;
+  const bool info_ran = own_host_id_.empty();
+  if (info_ran) {
+    std::tie(status, info) = co_await (nodetool("status") && nodetool("info"));
+  } else {
+    status = co_await nodetool("status");
+  }
   if (!status.ok())
     co_return SafetyResult{false, "nodetool status failed (fail closed): " + status.summary(), {}};
   auto cluster = parse_nodetool_status(status.out);
   if (!cluster)
     co_return SafetyResult{
         false, "cannot read nodetool status (fail closed): " + cluster.error().message, {}};
-  // The host id does not change while Cassandra runs, so `info` (a JVM start: seconds of CPU that Cassandra's
-  // requests compete with) runs once; DC and rack come from the node's own status row at every check.
   std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
   if (!self) {
-    const CommandOutcome info = co_await nodetool("info");
+    if (!info_ran) info = co_await nodetool("info");  // not in the status under its id: restarted as another?
     if (!info.ok())
       co_return SafetyResult{false, "nodetool info failed (fail closed): " + info.summary(), {}};
     auto parsed = parse_nodetool_info(info.out);

@@ -37,7 +37,8 @@ Options:
                           ({"impact_hook":"start","vm":"vm0","exit_code":0,...}); a failing hook is logged,
                           never fatal. A run is killed after max(duration,0) s + 5 min. A hook that leaves
                           a process behind should point its output elsewhere (the run ends at EOF).
-                          scripts/impact-hook.sh plays Azure's impact on scripts/cassandra-cluster.sh nodes.
+                          scripts/cluster/impact-hook.sh plays Azure's impact on the nodes of
+                          scripts/cassandra-cluster.sh.
   --shared-approval any|all
                           How approvals act on an event that lists several VMs. any (default, the Azure
                           docs' reading): the first approval by any listed VM starts it for all of them.

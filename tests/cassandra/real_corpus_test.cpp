@@ -1,6 +1,7 @@
-// Every capture of tests/data/cassandra/real-5.0 (real Cassandra 5.0.9, scripts/capture-cassandra-corpus.sh)
-// through the parsers, the safety gate and the runner's failure classification. A capture file the table
-// does not know fails the suite, so a re-capture cannot add outputs nobody checked.
+// Every capture of tests/data/cassandra/real-5.0 (real Cassandra 5.0.9,
+// scripts/cluster/capture-cassandra-corpus.sh) through the parsers, the safety gate and the runner's failure
+// classification. A capture file the table does not know fails the suite, so a re-capture cannot add outputs
+// nobody checked.
 #include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <filesystem>

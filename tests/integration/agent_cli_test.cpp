@@ -10,15 +10,8 @@
 
 namespace {
 
+using namespace cla::test::agent_tests;
 namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using cla::test::AgentProcess;
-using cla::test::AgentTempDir;
-using cla::test::kMargin;
-using cla::test::read_json_lines;
-using cla::test::run_agent;
-using cla::test::wait_for_log_msg;
-using cla::test::write_agent_config;
 
 std::vector<std::string> msgs(const std::vector<boost::json::object>& lines) {
   std::vector<std::string> out;

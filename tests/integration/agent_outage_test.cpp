@@ -11,13 +11,8 @@
 
 namespace {
 
-namespace json = boost::json;
+using namespace cla::test::agent_tests;
 namespace http = boost::beast::http;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::log_time;
-using cla::test::ms_between;
-using Strings = std::vector<std::string>;
 
 cla::test::HttpReply get(std::uint16_t port, const std::string& target) {
   return cla::test::http_call(port, http::verb::get, target, {}, {}, 2s);
@@ -93,8 +88,7 @@ BOOST_AUTO_TEST_CASE(outage_while_started_is_not_a_removal) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("event_approved", s.until_drain_due(id), id);
-  s.wait_for("event_status_changed", s.within_a_poll(), id);  // Started
+  s.approved_and_started(id);
 
   constexpr auto delay = 3000ms;  // beyond request_timeout_ms (1 s)
   s.emulator().set_fault({{"delay_ms", delay.count()}});

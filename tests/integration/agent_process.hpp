@@ -72,3 +72,14 @@ bool wait_for_log_msg(const std::filesystem::path& file, const std::string& msg,
                       std::chrono::milliseconds limit);
 
 }  // namespace cla::test
+
+// The names a test of the agent kind uses unqualified (everything of cla::test it includes,
+// agent_scenario.hpp's too): `using namespace cla::test::agent_tests;` at the top of the test file.
+namespace cla::test::agent_tests {
+
+using namespace cla::test;
+using namespace std::chrono_literals;
+namespace json = boost::json;
+using Strings = std::vector<std::string>;
+
+}  // namespace cla::test::agent_tests

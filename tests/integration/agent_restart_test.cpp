@@ -9,12 +9,7 @@
 
 namespace {
 
-namespace json = boost::json;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::log_time;
-using cla::test::ms_between;
-using Strings = std::vector<std::string>;
+using namespace cla::test::agent_tests;
 
 std::size_t count_calls(const AgentScenario& s, const std::string& subcommand) {
   std::size_t n = 0;
@@ -66,8 +61,7 @@ BOOST_AUTO_TEST_CASE(killed_after_the_drain_resumes_without_draining_again) {
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 4}, {"duration_s", 30}});
-  s.wait_for("event_approved", s.until_drain_due(id), id);
-  s.wait_for("event_status_changed", s.within_a_poll(), id);  // Started
+  s.approved_and_started(id);
   s.kill_agent();
 
   s.start_agent();

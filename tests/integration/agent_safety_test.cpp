@@ -7,13 +7,7 @@
 
 namespace {
 
-namespace json = boost::json;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::log_time;
-using cla::test::ms_between;
-using cla::test::not_before_of;
-using Strings = std::vector<std::string>;
+using namespace cla::test::agent_tests;
 
 }  // namespace
 

@@ -271,6 +271,11 @@ json::object AgentScenario::wait_for(const std::string& msg, std::chrono::millis
   return *line;
 }
 
+void AgentScenario::approved_and_started(const std::string& id) const {
+  wait_for("event_approved", until_drain_due(id), id);
+  wait_for("event_status_changed", within_a_poll(), id);  // Started
+}
+
 std::vector<SimCall> AgentScenario::calls() const {
   std::vector<SimCall> out;
   for (const auto& line : read_json_lines(call_log()))

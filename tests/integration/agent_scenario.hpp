@@ -110,6 +110,9 @@ class AgentScenario {
   // Like find_log, but a missing line fails the test (with the agent's messages so far).
   boost::json::object wait_for(const std::string& msg, std::chrono::milliseconds limit,
                                const std::string& event_id = "") const;
+  // A step scenarios share: event `id` approved by the time its drain is due (the agent approves only what it
+  // drained), then Started by the approval, seen at the next poll.
+  void approved_and_started(const std::string& id) const;
 
   // nodetool-sim: its call log, the mutating calls on the agent's node in order, running a subcommand,
   // whether statusgossip/statusbinary say "running", and faults written into the cluster file (call it

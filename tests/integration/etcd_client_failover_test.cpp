@@ -7,22 +7,10 @@
 #include "agent/coordination/etcd/etcd_client.hpp"
 #include "etcd_client_support.hpp"
 #include "etcd_cluster.hpp"
-#include "imds_client_support.hpp"
 
 namespace {
 
-namespace asio = boost::asio;
-using namespace std::chrono_literals;
-using Kind = cla::EtcdFailure::Kind;
-using cla::test::await;
-using cla::test::endpoints_from;
-using cla::test::EtcdCluster;
-using cla::test::kMargin;
-using cla::test::options_for;
-using cla::test::requests_ceiling;
-using cla::test::run_until;
-using cla::test::spawn_into;
-using cla::test::why;
+using namespace cla::test::etcd_client_tests;
 
 }  // namespace
 

@@ -1,5 +1,5 @@
 // Integration-test support for EtcdClient: client options, waiting on a condition while the io_context runs,
-// spawning a call whose result a test inspects later.
+// spawning a call whose result a test inspects later, and the names its tests use.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agent/coordination/etcd/etcd_client.hpp"
+#include "client_call.hpp"
 #include "etcd_cluster.hpp"
 #include "wait_margin.hpp"
 
@@ -76,3 +77,12 @@ inline bool has_key(EtcdCluster& etcd, const std::string& key) {
 inline constexpr auto kExpiryMargin = std::chrono::seconds(5);
 
 }  // namespace cla::test
+
+// The names an EtcdClient test uses unqualified: `using namespace cla::test::etcd_client_tests;` at the top
+// of the test file.
+namespace cla::test::etcd_client_tests {
+
+using namespace cla::test::client_tests;
+using Kind = cla::EtcdFailure::Kind;
+
+}  // namespace cla::test::etcd_client_tests

@@ -8,21 +8,10 @@
 #include "agent/coordination/etcd/etcd_lease_keeper.hpp"
 #include "etcd_client_support.hpp"
 #include "etcd_cluster.hpp"
-#include "imds_client_support.hpp"
 
 namespace {
 
-namespace asio = boost::asio;
-using namespace std::chrono_literals;
-using Kind = cla::EtcdFailure::Kind;
-using cla::test::await;
-using cla::test::EtcdCluster;
-using cla::test::has_key;
-using cla::test::kExpiryMargin;
-using cla::test::options_for;
-using cla::test::requests_ceiling;
-using cla::test::run_until;
-using cla::test::why;
+using namespace cla::test::etcd_client_tests;
 using Target = cla::EtcdCompare::Target;
 using Op = cla::EtcdCompare::Op;
 

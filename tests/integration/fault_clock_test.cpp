@@ -8,11 +8,7 @@
 
 namespace {
 
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::log_time;
-using cla::test::ms_between;
-using cla::test::not_before_of;
+using namespace cla::test::agent_tests;
 
 // The drain started at the served NotBefore - drain_lead_s: not before it, and late by at most a wake-up and
 // the gate's nodetool calls, which a poll interval and kMargin bound.

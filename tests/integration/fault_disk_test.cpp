@@ -14,11 +14,8 @@
 
 namespace {
 
+using namespace cla::test::agent_tests;
 namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::FaultyDir;
-using cla::test::kMargin;
 
 enum class When { at_start, mid_drain };
 

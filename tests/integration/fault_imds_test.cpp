@@ -8,10 +8,7 @@
 
 namespace {
 
-namespace json = boost::json;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::kMargin;
+using namespace cla::test::agent_tests;
 
 std::size_t count(const AgentScenario& s, const std::string& msg) {
   return s.log(msg).size();

@@ -9,10 +9,7 @@
 
 namespace {
 
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::kMargin;
-using Strings = std::vector<std::string>;
+using namespace cla::test::agent_tests;
 
 // Each mutating command takes this long in the simulator, so that a kill after one step's call-log line
 // lands while the next one runs (or between them): both are instants the agent must survive.

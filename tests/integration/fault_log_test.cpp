@@ -9,10 +9,8 @@
 
 namespace {
 
+using namespace cla::test::agent_tests;
 namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::kMargin;
 
 std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;

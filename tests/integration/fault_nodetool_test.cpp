@@ -9,10 +9,7 @@
 
 namespace {
 
-namespace json = boost::json;
-using namespace std::chrono_literals;
-using cla::test::AgentScenario;
-using cla::test::kMargin;
+using namespace cla::test::agent_tests;
 
 const char* const kRefused =
     "nodetool: Failed to connect to '127.0.0.1:7199' - ConnectException: 'Connection refused'.\n";

@@ -10,12 +10,7 @@
 
 namespace {
 
-namespace asio = boost::asio;
-using namespace std::chrono_literals;
-using Kind = cla::ImdsFailure::Kind;
-using cla::test::await;
-using cla::test::ImdsEmulatorProcess;
-using cla::test::options_for;
+using namespace cla::test::imds_client_tests;
 
 }  // namespace
 

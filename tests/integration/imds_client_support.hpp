@@ -1,33 +1,14 @@
-// Integration-test support for ImdsClient: run one call to completion, client options for an emulated VM.
+// Integration-test support for ImdsClient: client options for an emulated VM, and the names its tests use.
 #pragma once
 
-#include <boost/asio.hpp>
 #include <chrono>
-#include <optional>
-#include <stdexcept>
+#include <string>
 
+#include "client_call.hpp"
 #include "imds/imds_client.hpp"
 #include "imds_emulator_process.hpp"
 
 namespace cla::test {
-
-// Runs one client call to completion on `ioc` (at most `limit`).
-template <class T>
-T await(boost::asio::io_context& ioc, boost::asio::awaitable<T> op,
-        std::chrono::milliseconds limit = std::chrono::seconds(10)) {
-  std::optional<T> out;
-  std::exception_ptr error;
-  boost::asio::co_spawn(
-      ioc, [&]() -> boost::asio::awaitable<void> { out.emplace(co_await std::move(op)); },
-      [&](std::exception_ptr e) { error = e; });
-  ioc.restart();
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!out && !error && ioc.run_one_until(deadline) > 0) {
-  }
-  if (error) std::rethrow_exception(error);
-  if (!out) throw std::runtime_error("client call did not finish in time");
-  return std::move(*out);
-}
 
 // Both timeouts set to `timeout` unless a test changes first_request_timeout.
 inline cla::ImdsClientOptions options_for(const ImdsEmulatorProcess& emulator, const std::string& vm,
@@ -40,3 +21,12 @@ inline cla::ImdsClientOptions options_for(const ImdsEmulatorProcess& emulator, c
 }
 
 }  // namespace cla::test
+
+// The names an ImdsClient test uses unqualified: `using namespace cla::test::imds_client_tests;` at the top
+// of the test file.
+namespace cla::test::imds_client_tests {
+
+using namespace cla::test::client_tests;
+using Kind = cla::ImdsFailure::Kind;
+
+}  // namespace cla::test::imds_client_tests

@@ -13,11 +13,7 @@
 
 namespace {
 
-namespace http = boost::beast::http;
-using namespace std::chrono_literals;
-using cla::test::ImdsEmulatorProcess;
-using cla::test::kMargin;
-using cla::test::until;
+using namespace cla::test::emulator_tests;
 
 // A hook that appends one line per run: "PHASE VM ID TYPE SOURCE DURATION", then fails for vm1 and, when
 // HOLD names a file, waits for it to exist before exiting (so the test can prove that the server goes on).

@@ -2,10 +2,11 @@
 //
 //   cla::test::ImdsEmulatorProcess emulator({{"vm0", 0}, {"vm1", 1}});
 //   cla::ImdsClientOptions options{.endpoint = emulator.vm_endpoint("vm0")};
-//   std::string id = emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s",
-//   5}}); emulator.set_fault({{"status", 500}, {"count", 2}}); boost::json::array seen = emulator.requests();
-//   // what the VMs were asked emulator.stop();                                     // SIGTERM; the
-//   destructor does it too
+//   std::string id =
+//       emulator.add_event({{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}});
+//   emulator.set_fault({{"status", 500}, {"count", 2}});
+//   boost::json::array seen = emulator.requests();  // what the VMs were asked
+//   emulator.stop();                                 // SIGTERM; the destructor does it too
 //
 // Failures to start or to reach the admin API throw std::runtime_error (this is test code).
 #pragma once
@@ -90,3 +91,13 @@ EmulatorRun run_emulator_to_exit(const std::vector<std::string>& args,
                                  std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace cla::test
+
+// The names an emulator test uses unqualified: `using namespace cla::test::emulator_tests;` at the top of the
+// test file.
+namespace cla::test::emulator_tests {
+
+using namespace cla::test;
+using namespace std::chrono_literals;
+namespace http = boost::beast::http;
+
+}  // namespace cla::test::emulator_tests

@@ -10,12 +10,7 @@
 
 namespace {
 
-namespace http = boost::beast::http;
-using namespace std::chrono_literals;
-using cla::test::EmulatorVm;
-using cla::test::http_call;
-using cla::test::ImdsEmulatorProcess;
-using cla::test::kMargin;
+using namespace cla::test::emulator_tests;
 
 const std::string kEvents = "/metadata/scheduledevents?api-version=2020-07-01";
 const cla::test::Headers kMetadata = {{"Metadata", "true"}};

@@ -46,6 +46,15 @@ std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end) {
       std::vector<std::string>{"--impact-hook", impact_hook_script()});
 }
 
+std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& vm, int notice_s,
+                       int duration_s, int complete_after_s) {
+  return emulator.add_event({{"type", "Freeze"},
+                             {"resources", {vm}},
+                             {"not_before_in_s", notice_s},
+                             {"duration_s", duration_s},
+                             {"complete_after_s", complete_after_s}});
+}
+
 RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy) : k_(k) {
   address_ = node_address(k);
   json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"no_impact_freeze_max_s", 0}};

@@ -1,6 +1,6 @@
 // One real-suite agent: cassandra-lifecycle-agent for vmK (fault domain K-1) against the real node K through
 // cassandra-cluster.sh nodetool, with restart_command = cassandra-cluster.sh start ADDRESS; and the
-// imds-emulator that plays the three VMs with scripts/impact-hook.sh as its --impact-hook.
+// imds-emulator that plays the three VMs with scripts/cluster/impact-hook.sh as its --impact-hook.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -18,6 +18,10 @@ namespace cla::test::real {
 // vm1..vm3 in fault domains 0..2, impact hook mapped to the real nodes. restart_on_end false makes the
 // hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it back.
 std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end = true);
+// Adds a platform Freeze of `vm` to `emulator` (NotBefore in notice_s, lasting duration_s, removed
+// complete_after_s after it ends); its EventId.
+std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& vm, int notice_s,
+                       int duration_s, int complete_after_s);
 
 class RealAgent {
  public:

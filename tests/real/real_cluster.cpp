@@ -38,7 +38,7 @@ std::string cluster_script() {
   return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "cassandra-cluster.sh").string();
 }
 std::string impact_hook_script() {
-  return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "impact-hook.sh").string();
+  return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "cluster" / "impact-hook.sh").string();
 }
 
 CommandOutcome cluster(std::vector<std::string> args, std::chrono::seconds limit) {

@@ -15,7 +15,7 @@ inline constexpr int kFirstHost = 11;  // node K (1..3, rack K) listens on 127.0
 inline constexpr int kNodes = 3;
 std::string node_address(int k);   // "127.0.0.11" for k = 1
 std::string cluster_script();      // <repo>/scripts/cassandra-cluster.sh
-std::string impact_hook_script();  // <repo>/scripts/impact-hook.sh
+std::string impact_hook_script();  // <repo>/scripts/cluster/impact-hook.sh
 
 // Starts the cluster (after stopping and removing whatever a crashed run left) in the process environment
 // that every child inherits: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST. Throws with the script's output

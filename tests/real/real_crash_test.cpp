@@ -22,11 +22,7 @@ BOOST_FIXTURE_TEST_CASE(killed_mid_drain_and_restarted, RealCase) {
   constexpr int notice_s = 600, lead_s = 595, duration_s = 5, complete_after_s = 3;
   RealAgent agent(*emulator, 3, {{"drain_lead_s", lead_s}});
   agent.start();
-  const std::string id = emulator->add_event({{"type", "Freeze"},
-                                              {"resources", {"vm3"}},
-                                              {"not_before_in_s", notice_s},
-                                              {"duration_s", duration_s},
-                                              {"complete_after_s", complete_after_s}});
+  const std::string id = add_freeze(*emulator, "vm3", notice_s, duration_s, complete_after_s);
   agent.wait_for("drain_started", 300s, id);  // disablebinary is running now
   agent.kill();
   BOOST_TEST(emulator->approvals().empty());

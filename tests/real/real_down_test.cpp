@@ -27,11 +27,7 @@ BOOST_FIXTURE_TEST_CASE(cassandra_down_at_agent_start, RealCase) {
   agent.start();
   const auto first = agent.wait_for("first_start", 10s);
   BOOST_TEST(first.at("gossip_running").is_null(), "nodetool could not tell");
-  const std::string id = emulator->add_event({{"type", "Freeze"},
-                                              {"resources", {"vm1"}},
-                                              {"not_before_in_s", notice_s},
-                                              {"duration_s", duration_s},
-                                              {"complete_after_s", complete_after_s}});
+  const std::string id = add_freeze(*emulator, "vm1", notice_s, duration_s, complete_after_s);
   agent.wait_for("unsafe_to_drain", 180s, id);
   BOOST_TEST(!agent.find("drain_started", id));
   BOOST_TEST(emulator->approvals().empty());

@@ -24,11 +24,7 @@ BOOST_FIXTURE_TEST_CASE(freeze_lifecycle, RealCase) {
   constexpr int notice_s = 120, lead_s = 115, duration_s = 20, complete_after_s = 5;
   RealAgent agent(*emulator, 1, {{"drain_lead_s", lead_s}});
   agent.start();
-  const std::string id = emulator->add_event({{"type", "Freeze"},
-                                              {"resources", {"vm1"}},
-                                              {"not_before_in_s", notice_s},
-                                              {"duration_s", duration_s},
-                                              {"complete_after_s", complete_after_s}});
+  const std::string id = add_freeze(*emulator, "vm1", notice_s, duration_s, complete_after_s);
 
   // Gate (status, info) and two steps: a handful of nodetool JVMs, seconds each.
   agent.wait_for("drain_started", std::chrono::seconds(notice_s - lead_s) + 120s, id);

@@ -32,11 +32,7 @@ BOOST_FIXTURE_TEST_CASE(rack2_out_blocks_rack3_until_it_is_back, RealCase) {
   constexpr int notice_s = 600, lead_s = 595, duration_s = 5, complete_after_s = 3;
   RealAgent agent(*emulator, 3, {{"drain_lead_s", lead_s}, {"unsafe_drain_lead_s", 5}});
   agent.start();
-  const std::string id = emulator->add_event({{"type", "Freeze"},
-                                              {"resources", {"vm3"}},
-                                              {"not_before_in_s", notice_s},
-                                              {"duration_s", duration_s},
-                                              {"complete_after_s", complete_after_s}});
+  const std::string id = add_freeze(*emulator, "vm3", notice_s, duration_s, complete_after_s);
   const auto unsafe = agent.wait_for("unsafe_to_drain", 180s, id);
   BOOST_TEST_MESSAGE("unsafe_to_drain: " << boost::json::serialize(unsafe));
   BOOST_TEST(boost::json::serialize(unsafe).find("rack2") != std::string::npos);

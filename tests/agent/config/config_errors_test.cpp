@@ -67,6 +67,8 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "drain cannot come before the normal one"},
       {R"({"policy": {"no_impact_freeze_max_s": 3601}})",
        "config error: t.json: policy.no_impact_freeze_max_s: must be between 0 and 3600, got 3601"},
+      {R"({"policy": {"hold_between_events_s": -1}})",
+       "config error: t.json: policy.hold_between_events_s: must be between 0 and 3600, got -1"},
       {R"({"topology": {"replication_factor": 10}})",
        "config error: t.json: topology.replication_factor: must be between 1 and 9, got 10"},
       {R"({"cassandra": {"command_timeout_s": 0}})",

@@ -40,7 +40,8 @@ constexpr std::string_view kSpecDefaults = R"({
   "policy": {
     "drain_lead_s": 30,
     "unsafe_drain_lead_s": 10,
-    "no_impact_freeze_max_s": 9,
+    "no_impact_freeze_max_s": 0,
+    "hold_between_events_s": 120,
     "approve_user_events": true,
     "approve_shared_events": false,
     "flush_before_restart": true
@@ -100,7 +101,8 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_every_spec_default) {
               std::map<int, std::string>{{0, "rack1"}, {1, "rack2"}, {2, "rack3"}}));
   BOOST_TEST(c.policy.drain_lead_s.count() == 30);
   BOOST_TEST(c.policy.unsafe_drain_lead_s.count() == 10);
-  BOOST_TEST(c.policy.no_impact_freeze_max_s.count() == 9);
+  BOOST_TEST(c.policy.no_impact_freeze_max_s.count() == 0);
+  BOOST_TEST(c.policy.hold_between_events_s.count() == 120);
   BOOST_TEST(c.policy.approve_user_events);
   BOOST_TEST(!c.policy.approve_shared_events);
   BOOST_TEST(c.policy.flush_before_restart);
@@ -159,7 +161,7 @@ BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
   c.cassandra.command_timeout_s = 5s;
   c.cassandra.restart_command = {"systemctl", "restart", "cassandra"};
   c.topology = {5, {{0, "r1"}, {1, "r2"}, {10, "r11"}}};
-  c.policy = {60s, 60s, 0s, false, true, false};
+  c.policy = {60s, 60s, 0s, 30s, false, true, false};
   c.hooks.notify = {"/usr/local/bin/notify", "--to", "ops"};
   c.state_file = "state/s.json";
   c.log = {"agent.jsonl", cla::LogLevel::warning};
@@ -174,22 +176,23 @@ BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
 }
 
 BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
-  for (
-      const char* text : {
-          R"({"imds": {"poll_interval_ms": 100, "request_timeout_ms": 100}})",
-          R"({"imds": {"poll_interval_ms": 60000, "request_timeout_ms": 120000}})",
-          R"({"policy": {"drain_lead_s": 0, "unsafe_drain_lead_s": 0, "no_impact_freeze_max_s": 0}})",
-          R"({"policy": {"drain_lead_s": 3600, "unsafe_drain_lead_s": 3600, "no_impact_freeze_max_s": 3600}})",
-          R"({"topology": {"replication_factor": 1}, "cassandra": {"command_timeout_s": 1}})",
-          R"({"topology": {"replication_factor": 9}, "cassandra": {"command_timeout_s": 3600}})",
-          R"({"node": {"fault_domain": 2}, "http": {"listen": "[::1]:9137"}, "log": {"level": "debug"}})",
-          R"({"imds": {"endpoint": "http://127.0.0.1:8080/", "api_version": "2019-08-01"}})",
-          R"({"imds": {"endpoint": "HTTP://localhost:65535"}, "http": {"listen": "0.0.0.0:1"}})",
-          R"({"coordination": {"etcd_endpoints": ["http://[::1]:1"], "cluster": "a", "lease_ttl_s": 5}})",
-          R"({"coordination": {"etcd_endpoints": ["HTTP://etcd.local:65535/"], "cluster": "A_b-1.x",
+  for (const char* text : {
+           R"({"imds": {"poll_interval_ms": 100, "request_timeout_ms": 100}})",
+           R"({"imds": {"poll_interval_ms": 60000, "request_timeout_ms": 120000}})",
+           R"({"policy": {"drain_lead_s": 0, "unsafe_drain_lead_s": 0, "no_impact_freeze_max_s": 0,
+                         "hold_between_events_s": 0}})",
+           R"({"policy": {"drain_lead_s": 3600, "unsafe_drain_lead_s": 3600, "no_impact_freeze_max_s": 3600,
+                         "hold_between_events_s": 3600}})",
+           R"({"topology": {"replication_factor": 1}, "cassandra": {"command_timeout_s": 1}})",
+           R"({"topology": {"replication_factor": 9}, "cassandra": {"command_timeout_s": 3600}})",
+           R"({"node": {"fault_domain": 2}, "http": {"listen": "[::1]:9137"}, "log": {"level": "debug"}})",
+           R"({"imds": {"endpoint": "http://127.0.0.1:8080/", "api_version": "2019-08-01"}})",
+           R"({"imds": {"endpoint": "HTTP://localhost:65535"}, "http": {"listen": "0.0.0.0:1"}})",
+           R"({"coordination": {"etcd_endpoints": ["http://[::1]:1"], "cluster": "a", "lease_ttl_s": 5}})",
+           R"({"coordination": {"etcd_endpoints": ["HTTP://etcd.local:65535/"], "cluster": "A_b-1.x",
               "lease_ttl_s": 300, "on_unavailable": "hold"}})",
-          R"({"coordination": {"cluster": "c"}})",
-      })
+           R"({"coordination": {"cluster": "c"}})",
+       })
     BOOST_TEST(error_of(text) == "(accepted)", text);
 }
 

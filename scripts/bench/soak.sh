@@ -3,10 +3,13 @@
 # depend on timing luck. Each run's output goes to build/soak-<i>.log; the last line is "runs=N failed=K".
 # Exits 1 when any run failed.
 set -euo pipefail
+script_name=soak.sh
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 
 usage() {
   cat <<'EOF'
-Usage: scripts/soak.sh [N]
+Usage: scripts/bench/soak.sh [N]
   Runs `ctest -L integration` N times (default 10) in build/ while a CPU hog (a busy loop at nice 0)
   keeps the other core busy. Each run's output: build/soak-<i>.log. Prints "runs=N failed=K" last and
   exits 1 when K > 0. Build first (scripts/build.sh).
@@ -18,22 +21,16 @@ case "${1:-}" in
 esac
 runs=${1:-10}
 if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-  echo "soak.sh: N must be a positive whole number, got '$runs'" >&2
+  log "N must be a positive whole number, got '$runs'"
   usage >&2
   exit 2
 fi
 
-cd "$(dirname "$0")/.."
-if [[ ! -f build/CTestTestfile.cmake ]]; then
-  echo "soak.sh: no build/ with tests here; run scripts/build.sh first" >&2
-  exit 2
-fi
+cd "$cla_root"
+[[ -f build/CTestTestfile.cmake ]] || usage_error "no build/ with tests here; run scripts/build.sh first"
 
-hog_pid=""
-stop_hog() { if [[ -n $hog_pid ]]; then kill "$hog_pid" 2>/dev/null || true; wait "$hog_pid" 2>/dev/null || true; fi; }
-trap stop_hog EXIT
-nice -n 0 bash -c 'while :; do :; done' &
-hog_pid=$!
+nice -n 0 bash -c 'while :; do :; done' & # the CPU hog, stopped at exit
+cleanup_pid $!
 
 failed=0
 for i in $(seq 1 "$runs"); do

@@ -8,7 +8,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF2'
-Usage: scripts/bench-drain.sh [--help] [RUNS]   (default 5 runs)
+Usage: scripts/bench/bench-drain.sh [--help] [RUNS]   (default 5 runs)
 Environment: BENCH_BIN  directory of the built binaries (default: build/bin, built first)
 Last line: runs=N first_exec_ms_max=N between_ms_max=N to_approval_ms_max=N persist_ms_max=N
 EOF2
@@ -17,57 +17,35 @@ EOF2
 runs=${1:-5}
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { usage >&2; exit 2; }
 
-cd "$(dirname "$0")/.."
-if [[ -z ${BENCH_BIN:-} ]]; then
-  scripts/build.sh >/dev/null
-  bin=$PWD/build/bin
-else
-  bin=$(cd "$BENCH_BIN" && pwd)
-fi
-command -v jq >/dev/null || { echo "bench-drain: jq is missing (scripts/install-deps.sh)" >&2; exit 1; }
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+cd "$cla_root"
+bin=$(built_bin_dir "${BENCH_BIN:-}")
+require_tools --hint scripts/install-deps.sh jq || exit 1
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+make_work_dir cla-bench-drain # always removed
+keep_on_failure=0 kept_note=""
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-4s %16s %14s %16s %11s\n' run first_exec_ms between_max_ms to_approval_ms persist_ms
 for run in $(seq "$runs"); do
   dir=$work/$run; mkdir -p "$dir"
-  "$bin/imds-emulator" --vm "vm$run,0,127.0.0.1:0" --admin 127.0.0.1:0 >"$dir/emulator.out" 2>"$dir/emulator.err" &
-  emulator=$!; pids+=($emulator)
-  for _ in $(seq 100); do [[ $(grep -c listening "$dir/emulator.out" 2>/dev/null || true) -ge 2 ]] && break; sleep 0.1; done
-  vm=$(jq -r 'select(.listening=="vm") | .address' "$dir/emulator.out")
-  admin=$(jq -r 'select(.listening=="admin") | .address' "$dir/emulator.out")
+  start_emulator "$bin/imds-emulator" "$dir" "vm$run,0"
   "$bin/nodetool-sim" --init-cluster "$dir/cluster.json" --dcs dc1 --racks 3 --nodes-per-rack 1 \
     --base-address 127.0.1. >/dev/null
-  cat >"$dir/agent.json" <<JSON
-{
-  "imds": {"endpoint": "http://$vm", "poll_interval_ms": 1000},
-  "node": {"resource_name": "vm$run", "fault_domain": 0},
-  "cassandra": {"nodetool": ["$bin/nodetool-sim", "--cluster", "$dir/cluster.json", "--node", "127.0.1.1"]},
-  "state_file": "$dir/state.json",
-  "log": {"file": "$dir/agent.jsonl"},
-  "http": {"listen": ""}
-}
-JSON
+  write_bench_agent_config "$dir/agent.json" "$(emulator_vm_address "$dir" "vm$run")" "vm$run" "$bin/nodetool-sim" \
+    "$dir/cluster.json"
   "$bin/cassandra-lifecycle-agent" --config "$dir/agent.json" >/dev/null 2>&1 &
-  agent=$!; pids+=($agent)
+  agent=$!; cleanup_pid "$agent"
   for _ in $(seq 100); do grep -q '"first_start"' "$dir/agent.jsonl" 2>/dev/null && break; sleep 0.1; done
-  curl -sf --noproxy '*' -X POST "http://$admin/admin/events" \
-    -d "{\"type\":\"Reboot\",\"resources\":[\"vm$run\"],\"not_before_in_s\":20,\"duration_s\":5}" >/dev/null
+  post_event "{\"type\":\"Reboot\",\"resources\":[\"vm$run\"],\"not_before_in_s\":20,\"duration_s\":5}" >/dev/null
   for _ in $(seq 300); do grep -q '"event_approved"' "$dir/agent.jsonl" && break; sleep 0.1; done
-  grep -q '"event_approved"' "$dir/agent.jsonl" || { echo "bench-drain: run $run: no approval in 30 s" >&2; tail -5 "$dir/agent.jsonl" >&2; exit 1; }
+  grep -q '"event_approved"' "$dir/agent.jsonl" || { log "run $run: no approval in 30 s"; tail -5 "$dir/agent.jsonl" >&2; exit 1; }
   jq -r --arg run "$run" -s '
     (map(select(.msg=="drain_completed"))[0]) as $d | (map(select(.msg=="event_approved"))[0]) as $a |
     [$run, $d.overhead_first_exec_ms, $d.overhead_between_max_ms, $a.overhead_to_approval_ms, $a.persist_ms] | @tsv' \
     "$dir/agent.jsonl" | tee -a "$work/rows.tsv" | awk -F'\t' '{ printf "%-4s %16s %14s %16s %11s\n", $1, $2, $3, $4, $5 }'
-  kill "$agent" "$emulator"; wait "$agent" "$emulator" 2>/dev/null || true
+  stop_pids "$agent" "$emulator_pid"
 done
 echo "target (SPEC 4): <= 5 ms each (to_approval_ms includes persist_ms, the fsync of the state file)"
 awk -F'\t' '

@@ -5,9 +5,9 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
-       scripts/capture-cassandra-corpus.sh --placement SHAPE [--nodes 3|6] [--num-tokens N] [--dcs 1|2]
-                                           [--node-down] [--cluster-dir DIR] [--out DIR]
+Usage: scripts/cluster/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
+       scripts/cluster/capture-cassandra-corpus.sh --placement SHAPE [--nodes 3|6] [--num-tokens N] [--dcs 1|2]
+                                                   [--node-down] [--cluster-dir DIR] [--out DIR]
   Starts the 3-node cluster if it is not running, then drives node 127.0.0.2 through disablebinary,
   disablegossip and drain (and kills, restarts, freezes nodes) capturing each nodetool call as
   NAME.stdout, NAME.stderr and NAME.rc in DIR (default tests/data/cassandra/real-5.0). The cluster is
@@ -25,9 +25,10 @@ Usage: scripts/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
 EOF
 }
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cluster=("$repo/scripts/cassandra-cluster.sh")
-out=$repo/tests/data/cassandra/real-5.0
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster=("$cla_root/scripts/cassandra-cluster.sh")
+out=$cla_root/tests/data/cassandra/real-5.0
 timeout_s=5
 placement="" cluster_dir="" node_down=0 start_args=()
 while (($#)); do
@@ -39,11 +40,9 @@ while (($#)); do
     --node-down) node_down=1; shift ;;
     --cluster-dir) cluster_dir=${2:?--cluster-dir needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
-    *) echo "capture-cassandra-corpus: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
-
-die() { echo "capture-cassandra-corpus: $*" >&2; exit 1; }
 mkdir -p "$out"
 
 # capture NAME ADDRESS ARGS...: one nodetool call, its streams and exit code kept as they are.
@@ -60,16 +59,15 @@ capture() {
 }
 
 # wait_view ADDRESS_OF_VIEW NODE LETTERS: until the view's status shows NODE as LETTERS (e.g. DN).
+view_shows() { grep -qE "^$3 +$2 " <<<"$("${cluster[@]}" nodetool "$1" status 2>/dev/null)"; }
 wait_view() {
-  local view=$1 node=$2 want=$3 deadline=$((SECONDS + 120)) started=$SECONDS
-  until grep -qE "^$want +$node " <<<"$("${cluster[@]}" nodetool "$view" status 2>/dev/null)"; do
-    ((SECONDS < deadline)) || die "$view never showed $node as $want"
-    sleep 0.5
-  done
-  echo "  ($view saw $node $want after $((SECONDS - started)) s)"
+  local started=$SECONDS
+  wait_poll_s=0.5 wait_until 120 "$1 to show $2 as $3" view_shows "$@"
+  echo "  ($1 saw $2 $3 after $((SECONDS - started)) s)"
 }
 
 # ---- --placement: the keyspaces and the ring of a fresh cluster of the given layout ----
+stop_capture_cluster() { "${cluster[@]}" stop >/dev/null 2>&1 || true; }
 create_test_keyspaces() {
   /usr/bin/python3 -I - "$1" <<'EOF_PY'
 import sys
@@ -98,11 +96,11 @@ capture_placement() {
   for ((i = 0; i < ${#start_args[@]}; i += 2)); do
     [[ ${start_args[i]} == --dcs ]] && dcs=${start_args[i + 1]}
   done
-  cluster_dir=$(realpath -m "${cluster_dir:-$repo/build/capture-$placement}")  # nodetool needs it absolute
+  cluster_dir=$(realpath -m "${cluster_dir:-$cla_root/build/capture-$placement}")  # nodetool needs it absolute
   cluster=("${cluster[0]}" --dir "$cluster_dir")
   "${cluster[@]}" stop >/dev/null 2>&1 || true
   rm -rf "$cluster_dir"
-  trap '"${cluster[@]}" stop >/dev/null 2>&1 || true' EXIT
+  cleanup_cmd stop_capture_cluster
   "${cluster[@]}" start "${start_args[@]}"
   create_test_keyspaces "$dcs" || die "could not create the test keyspaces"
   out=$dir
@@ -122,8 +120,7 @@ capture_placement() {
     capture ring_node_down "$n1" ring
     capture status_node_down "$n1" status
   fi
-  "${cluster[@]}" stop
-  trap - EXIT
+  stop_capture_cluster
   echo "capture-cassandra-corpus: placement captures in $out"
 }
 
@@ -181,4 +178,4 @@ capture_timeout_s=$timeout_s capture frozen_node_info_timeout "$n3" info
 capture_timeout_s=$timeout_s capture frozen_node_status_timeout "$n3" status
 wait_view "$n1" "$n3" UN
 capture status_all_un_after_restarts "$n3" status
-echo "capture-cassandra-corpus: captures in $out"
+say "captures in $out"

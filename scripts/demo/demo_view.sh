@@ -1,6 +1,40 @@
-# Sourced by scripts/demo.sh: how the game day is watched and reported (rack monitor, live view, summary).
-# Uses demo.sh's variables: work, cluster, admin, vms, rf, racks_allowed, t0, monitor_file, driver_log.
-# shellcheck shell=bash disable=SC2016,SC2154 # single-quoted jq programs; the variables come from demo.sh
+# Sourced by scripts/demo.sh and scripts/demo/demo_real.sh (after scripts/lib.sh): what both game days share:
+# their options, their agents' start-up and stop, the driver's narration, how the wave is played, watched (rack
+# monitor, live view) and reported (summary, verdict). Uses the game day's variables: work, cluster, admin, vms,
+# rf, racks_allowed, monitor_file, driver_log, agent_pid, failures; and its functions demo_option (its own
+# options) and wave (the driver).
+# shellcheck shell=bash disable=SC2016,SC2034,SC2154 # single-quoted jq programs; variables shared with the game day
+
+# ---- options and binaries -----------------------------------------------------------------------------------------
+# The options both game days take: --no-build, --bin-dir DIR (default DEMO_BIN_DIR, else build/bin), -h/--help, and
+# those the script's demo_option accepts (it returns 1 for one it does not know). Then the build, unless --no-build.
+demo_options() {
+  local build=1
+  bin_dir=${DEMO_BIN_DIR:-$cla_root/build/bin}
+  while (($#)); do
+    case $1 in
+      --no-build) build=0 ;;
+      --bin-dir)
+        [[ $# -ge 2 ]] || usage_error "--bin-dir needs a directory"
+        bin_dir=$2
+        shift
+        ;;
+      -h | --help) print_header && exit 0 ;;
+      *) demo_option "$1" || usage_error "unknown argument: $1 (try --help)" ;;
+    esac
+    shift
+  done
+  if ((build)); then
+    "$cla_root/scripts/install-deps.sh"
+    "$cla_root/scripts/build.sh"
+  fi
+}
+# demo_bins NAME...: bin_dir made absolute; each NAME must be an executable there (else exit 2).
+demo_bins() {
+  [[ -d $bin_dir ]] || usage_error "no directory $bin_dir (build first, or pass --bin-dir)"
+  bin_dir=$(cd "$bin_dir" && pwd)
+  require_bins "$bin_dir" "pass --bin-dir" "$@" || exit 2
+}
 
 # One node's state in the cluster file: up / DRAINED (gossip and binary off) / flushed / down, or a half state.
 node_state_jq='def state: if .running == false then "down" elif .drained then "flushed"
@@ -20,6 +54,7 @@ rack_up() {
   jq -e --arg r "$1" "$node_state_jq"'all(.datacenters[].racks[] | select(.name == $r) | .nodes[]; state == "up")' \
     "$cluster" >/dev/null
 }
+agent_log() { echo "$work/agents/vm$1/agent.jsonl"; }
 count_msg() { cat "$work"/agents/vm*/agent.jsonl | jq -s --arg m "$1" 'map(select(.msg == $m)) | length'; }
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
 
@@ -150,4 +185,92 @@ follow_event() {
   local id=$1 follow='select(.event_id == $id) | [.ts, (input_filename | split("/")[-2]), .msg, .notification // .event_status] | @tsv'
   echo "   jq -r --arg id $id '$follow' $work/agents/*/agent.jsonl | sort"
   jq -r --arg id "$id" "$follow" "$work"/agents/*/agent.jsonl | sort | sed 's/^/   /'
+}
+
+# ---- the game day's steps -----------------------------------------------------------------------------------------
+# The agent of vm$1 is up once its /healthz says its last IMDS poll succeeded; one that exited is fatal.
+agent_healthy() {
+  local port
+  alive_or_die "${agent_pid[$1]}" "agent vm$1" "$work/agents/vm$1/stderr"
+  port=$(jq -r 'select(.msg=="http_listening") | .port' "$(agent_log "$1")" 2>/dev/null || true)
+  [[ -n $port ]] && url_answers "http://127.0.0.1:$port/healthz" && agent_http[$1]=http://127.0.0.1:$port
+}
+# Every agent healthy, each within $1 seconds; fills agent_http.
+wait_agents_healthy() {
+  local i
+  agent_http=()
+  for ((i = 0; i < vms; i++)); do wait_poll_s=0.1 wait_until "$1" "agent vm$i to be healthy" agent_healthy "$i"; done
+}
+
+# The driver's lines (playing Azure), read by the live view.
+narrate() { printf '%s\t%s\n' "$EPOCHREALTIME" "$*" >>"$driver_log"; }
+status_is() { [[ $(event_field "$1" status) == "$2" ]]; }
+restores_at_least() { (($(count_msg restore_completed) >= $1)); }
+
+# The monitor in the background, wave (the script's driver) in the background, the live view in front until the
+# driver ends or $1 seconds have passed. Sets wave_s; adds to failures a wave that did not finish or complete.
+play_wave() {
+  local limit=$1 view_rc=0 driver_rc=0 driver_pid monitor_pid
+  monitor &
+  monitor_pid=$!
+  cleanup_pid "$monitor_pid"
+  t0=${EPOCHREALTIME}
+  wave >"$work/driver.out" 2>&1 &
+  driver_pid=$!
+  cleanup_pid "$driver_pid"
+  echo "== rolling maintenance wave: '>>' lines are the driver (playing Azure), the others the agents' logs"
+  live_view "$driver_pid" "$limit" || view_rc=$?
+  wait "$driver_pid" || driver_rc=$?
+  forget_pids "$driver_pid"
+  wave_s=$(since "$t0")
+  stop_pids "$monitor_pid"
+  ((view_rc == 0)) || failures+=("the wave did not finish within $limit s")
+  ((driver_rc == 0)) || failures+=("the wave did not complete: $(tail -n 1 "$work/driver.out")")
+}
+
+# Each agent must still be alive (its GET /state goes to states), then stop on SIGTERM with exit 0; then the
+# emulator too. Sets dead (1 for an agent that had died); adds to failures.
+stop_agents_and_emulator() {
+  local i rc
+  states=() dead=()
+  for ((i = 0; i < vms; i++)); do
+    dead[i]=0
+    if pid_alive "${agent_pid[i]}"; then
+      states[i]=$(curl -sf --noproxy '*' "${agent_http[i]}/state" || echo '{}')
+    else
+      dead[i]=1
+    fi
+  done
+  for ((i = 0; i < vms; i++)); do ((dead[i])) || kill -TERM "${agent_pid[i]}" 2>/dev/null || true; done
+  for ((i = 0; i < vms; i++)); do
+    rc=0
+    wait "${agent_pid[i]}" || rc=$?
+    if ((dead[i])); then
+      failures+=("agent vm$i died during the game day (exit status $rc; see $work/agents/vm$i/stderr)")
+    elif ((rc != 0)); then
+      failures+=("agent vm$i exited $rc on SIGTERM")
+    fi
+  done
+  forget_pids "${agent_pid[@]}"
+  kill -TERM "$emulator_pid" 2>/dev/null || true
+  wait "$emulator_pid" || failures+=("imds-emulator exited $? on SIGTERM")
+  forget_pids "$emulator_pid"
+}
+
+# No agent logged an error line: every drain is safe or waits for safety (drain_forced_unsafe would be an error),
+# restart_command is configured (no restart_required), nodetool does not fail (no nodetool_failed).
+check_no_error_lines() {
+  local errors
+  errors=$(cat "$work"/agents/vm*/agent.jsonl | jq -c 'select(.level == "error")')
+  [[ -z $errors ]] || failures+=("agents logged error lines: $errors")
+}
+
+# The verdict: FAILED with every failure (exit 1), or PASSED.
+finish() {
+  if ((${#failures[@]})); then
+    echo "== FAILED"
+    printf '   - %s\n' "${failures[@]}"
+    exit 1
+  fi
+  echo "== PASSED: at most $max_down rack down at once, every node back in service, no error lines, every agent stopped cleanly"
 }

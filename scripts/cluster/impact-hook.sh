@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: imds-emulator --impact-hook scripts/impact-hook.sh ...   (or run it by hand with the variables below)
+Usage: imds-emulator --impact-hook scripts/cluster/impact-hook.sh ...   (or run it by hand with the variables below)
 
 From imds-emulator (the event):
   IMDS_PHASE          start (the event became Started) | end (it left the document)
@@ -31,7 +31,8 @@ Configuration (environment):
 USAGE
 }
 
-die() { echo "impact-hook: $*" >&2; exit 1; }
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 case ${1:-} in
   -h | --help) usage; exit 0 ;;
@@ -39,7 +40,7 @@ case ${1:-} in
   *) usage >&2; die "takes no arguments (it reads IMDS_* from the environment)" ;;
 esac
 
-cluster=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cassandra-cluster.sh
+cluster=$cla_root/scripts/cassandra-cluster.sh
 phase=${IMDS_PHASE:?IMDS_PHASE is not set (run by imds-emulator --impact-hook; see --help)}
 vm=${IMDS_VM:?IMDS_VM is not set (see --help)}
 type=${IMDS_EVENT_TYPE:?IMDS_EVENT_TYPE is not set (see --help)}
@@ -54,14 +55,14 @@ if [[ -n ${IMPACT_HOOK_NODES:-} ]]; then
     [[ $pair == *=* ]] || die "IMPACT_HOOK_NODES entry '$pair' is not VM=ADDRESS"
     [[ ${pair%%=*} == "$vm" ]] && address=${pair#*=}
   done
-  [[ -n $address ]] || { echo "impact-hook: $vm is not in IMPACT_HOOK_NODES: no node, nothing to do"; exit 0; }
+  [[ -n $address ]] || { say "$vm is not in IMPACT_HOOK_NODES: no node, nothing to do"; exit 0; }
 elif [[ $vm =~ ^vm([0-9]+)$ ]]; then
   address=127.0.0.${BASH_REMATCH[1]}
 else
   die "cannot map VM '$vm' to a node: set IMPACT_HOOK_NODES (e.g. $vm=127.0.0.1)"
 fi
 
-echo "impact-hook: $phase $type ${IMDS_EVENT_ID:-?} (${IMDS_EVENT_SOURCE:-?}, ${duration} s) on $vm -> $address"
+say "$phase $type ${IMDS_EVENT_ID:-?} (${IMDS_EVENT_SOURCE:-?}, ${duration} s) on $vm -> $address"
 case $phase:$type in
   start:Freeze)
     ((duration > 0)) || duration=5
@@ -72,15 +73,15 @@ case $phase:$type in
     ;;
   end:Reboot | end:Redeploy | end:Preempt)
     if [[ ${IMPACT_HOOK_RESTART:-1} == 0 ]]; then
-      echo "impact-hook: IMPACT_HOOK_RESTART=0: $address stays down"
+      say "IMPACT_HOOK_RESTART=0: $address stays down"
       exit 0
     fi
     # The start waits until the node is UN in every view (tens of seconds): not in the emulator's run.
     setsid "$cluster" start "$address" </dev/null >>"$log_file" 2>&1 &
-    echo "impact-hook: starting $address in the background (pid $!, log $log_file)"
+    say "starting $address in the background (pid $!, log $log_file)"
     ;;
   start:* | end:*)
-    echo "impact-hook: nothing to play for $phase of $type"
+    say "nothing to play for $phase of $type"
     ;;
   *) die "IMDS_PHASE must be start or end, not '$phase'" ;;
 esac

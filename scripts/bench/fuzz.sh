@@ -2,10 +2,13 @@
 # Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp), to the given
 # number of executions; keeps each parser's last complete run and summarizes all parsers from those (--help).
 set -euo pipefail
+script_name=fuzz.sh
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 
 usage() {
   cat <<'EOF_USAGE'
-Usage: scripts/fuzz.sh [--jobs N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
+Usage: scripts/bench/fuzz.sh [--jobs N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
 
 Builds the fuzz targets in build-fuzz/ and runs each to EXECUTIONS inputs (default 10000000; libFuzzer
 stops at that count, or at its first crash). Each target starts from tests/fuzz/corpus/<parser>/ and grows
@@ -73,7 +76,7 @@ sources_of() {
 sources_hash() {
   local files
   mapfile -t files < <(sources_of "$1")
-  [[ ${#files[@]} -gt 0 ]] || { echo "fuzz.sh: no dependency records for fuzz_$1; was it built?" >&2; exit 1; }
+  [[ ${#files[@]} -gt 0 ]] || die "no dependency records for fuzz_$1; was it built?"
   sha256sum tests/fuzz/CMakeLists.txt tests/fuzz/coverage_ignorelist.txt "${files[@]}" | sha256sum | cut -c1-16
 }
 
@@ -109,10 +112,10 @@ run_one() {
   crashes=$(find "$findings" -type f -newer build-fuzz/logs/"$p".start \( -name 'crash-*' -o -name 'leak-*' \
     -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   if [[ $crashes -eq 0 && $execs -lt $executions ]]; then
-    echo "fuzz.sh: $p stopped after $execs of $executions executions (see $log); its last result stays" >&2
+    log "$p stopped after $execs of $executions executions (see $log); its last result stays"
     return 0
   fi
-  [[ $crashes -eq 0 ]] || echo "fuzz.sh: $p crashed: see $log, $findings/" >&2
+  [[ $crashes -eq 0 ]] || log "$p crashed: see $log, $findings/"
   cat >build-fuzz/results/"$p".stats.tmp <<EOF_STATS
 parser=$p
 executions=$execs
@@ -132,7 +135,7 @@ stat_of() { sed -n "s/^$2=//p" "$1"; }
 # The table of every parser's kept result and the summary line; returns 1 when a counted result crashed.
 summarize() {
   printf '%-17s %11s %8s %8s %7s %-16s %-17s %s\n' parser executions seconds execs/s crashes commit date note
-  local p file execs counted min_execs= total_crashes=0
+  local p file execs counted min_execs="" total_crashes=0
   for p in "${all_parsers[@]}"; do
     file=build-fuzz/results/$p.stats
     if [[ ! -f $file ]]; then
@@ -169,32 +172,32 @@ main() {
       --merge) merge=true; shift ;;
       --only) only+=("${2:?--only needs a parser}"); shift 2 ;;
       --summary) summary_only=true; shift ;;
-      -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+      -*) usage_error "unknown option $1 (see --help)" ;;
       *) executions=$1; shift ;;
     esac
   done
   [[ $executions =~ ^[1-9][0-9]*$ ]] ||
-    { echo "fuzz.sh: EXECUTIONS must be a positive integer, got '$executions'" >&2; exit 2; }
-  [[ $jobs =~ ^[12]$ ]] || { echo "fuzz.sh: --jobs must be 1 or 2, got '$jobs'" >&2; exit 2; }
+    usage_error "EXECUTIONS must be a positive integer, got '$executions'"
+  [[ $jobs =~ ^[12]$ ]] || usage_error "--jobs must be 1 or 2, got '$jobs'"
   local parsers=("${all_parsers[@]}") p
   if [[ ${#only[@]} -gt 0 ]]; then
     for p in "${only[@]}"; do
-      [[ -n ${max_len[$p]:-} ]] || { echo "fuzz.sh: no parser '$p'; parsers: ${all_parsers[*]}" >&2; exit 2; }
+      [[ -n ${max_len[$p]:-} ]] || usage_error "no parser '$p'; parsers: ${all_parsers[*]}"
     done
     parsers=("${only[@]}")
   fi
 
-  cd "$(dirname "$0")/.."
+  cd "$cla_root"
   if ! command -v clang++ >/dev/null ||
     ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "ok installed"; then
-    echo "fuzz.sh: installing clang and its fuzzer runtime (clang, libclang-rt-14-dev)" >&2
+    log "installing clang and its fuzzer runtime (clang, libclang-rt-14-dev)"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev \
-      >/dev/null || { echo "fuzz.sh: cannot install clang; install clang and libclang-rt-14-dev" >&2; exit 1; }
+      >/dev/null || die "cannot install clang; install clang and libclang-rt-14-dev"
   fi
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCLA_FUZZ=ON -DCLA_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=Release >/dev/null  # clang 14 fails on coroutines with -g
   cmake --build build-fuzz --target fuzzers -j "$jobs" >/dev/null ||
-    { echo "fuzz.sh: building the fuzz targets failed (cmake --build build-fuzz --target fuzzers)" >&2; exit 1; }
+    die "building the fuzz targets failed (cmake --build build-fuzz --target fuzzers)"
   mkdir -p build-fuzz/logs
   # What each binary was built from, taken now: an edit during the runs must not be credited with them.
   declare -gA built_commit=() built_hash=()
@@ -221,7 +224,7 @@ main() {
       rm -rf build-fuzz/merged/"$p" && mkdir -p build-fuzz/merged/"$p"
       build-fuzz/bin/fuzz_"$p" -merge=1 -max_len="${max_len[$p]}" -timeout=300 build-fuzz/merged/"$p" \
         tests/fuzz/corpus/"$p" build-fuzz/corpus/"$p" >build-fuzz/logs/"$p".merge.log 2>&1 ||
-        { echo "fuzz.sh: merging the corpus of $p failed, see build-fuzz/logs/$p.merge.log" >&2; exit 1; }
+        die "merging the corpus of $p failed, see build-fuzz/logs/$p.merge.log"
       rm -rf tests/fuzz/corpus/"$p" && mv build-fuzz/merged/"$p" tests/fuzz/corpus/"$p"
     done
   fi

@@ -1,5 +1,6 @@
 # Sourced by cassandra-cluster.sh: the per-node configuration the official distribution keeps in conf/
 # (cassandra.yaml, cassandra-rackdc.properties, logback.xml, the JDK 17 options), written minimal.
+# shellcheck shell=bash
 
 # JDK 17 module flags of conf/jvm17-server.options and jvm17-clients.options (apache/cassandra, cassandra-5.0).
 CASSANDRA_JPMS_FLAGS=(

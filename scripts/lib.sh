@@ -1,0 +1,224 @@
+# The one library of scripts/ (as kubernetes' hack/lib/): a script sources it first and then holds only its own
+# steps. It gives one way to say and die, one cleanup trap fed by a registry, waiting, loopback ports, and
+# imds-emulator's start and admin API. Sourcing it changes no shell option and sets no trap.
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"        from scripts/; from a room: .../../lib.sh
+# It sets cla_root (the repo, absolute) and, unless the script set it first, script_name (the prefix of say, log
+# and die: the script's file name without .sh).
+# shellcheck shell=bash
+
+[[ -z ${cla_lib_loaded:-} ]] || return 0
+cla_lib_loaded=1
+cla_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ -z ${script_name:-} ]]; then
+  script_name=${0##*/}
+  script_name=${script_name%.sh}
+fi
+
+# ---- saying and dying ---------------------------------------------------------------------------------------------
+say() { echo "$script_name: $*"; }      # a line for the reader, on stdout
+log() { echo "$script_name: $*" >&2; }  # progress or a problem, on stderr
+die() { # a failure: exit 1 (in a subshell, that subshell's)
+  log "$@"
+  exit 1
+}
+usage_error() { # bad arguments or a missing prerequisite: exit 2
+  log "$@"
+  exit 2
+}
+# The script's header comment (the lines after the shebang up to the first that is not a comment), for --help.
+print_header() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
+
+# require_tools [--hint TEXT] TOOL...: says which TOOL is not on PATH ("TOOL is missing (TEXT)"; by default
+# scripts/install-deps.sh installs it) and returns 1; the caller chooses the exit status.
+require_tools() {
+  local hint="scripts/install-deps.sh installs it" tool missing=0
+  if [[ ${1:-} == --hint ]]; then
+    hint=$2
+    shift 2
+  fi
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { log "$tool is missing ($hint)"; missing=1; }
+  done
+  return "$missing"
+}
+
+# require_bins DIR HINT NAME...: says which DIR/NAME is not an executable ("... is missing (build first, or HINT)")
+# and returns 1.
+require_bins() {
+  local dir=$1 hint=$2 name missing=0
+  shift 2
+  for name in "$@"; do
+    [[ -x $dir/$name ]] || { log "$dir/$name is missing (build first, or $hint)"; missing=1; }
+  done
+  return "$missing"
+}
+
+# built_bin_dir [DIR]: prints DIR made absolute; without DIR, builds (scripts/build.sh, quiet) and prints
+# <repo>/build/bin. For the benchmarks' BENCH_BIN.
+built_bin_dir() {
+  if [[ -n ${1:-} ]]; then
+    (cd "$1" && pwd)
+  else
+    "$cla_root/scripts/build.sh" >/dev/null || return
+    echo "$cla_root/build/bin"
+  fi
+}
+
+# ---- cleanup: a registry and one trap -----------------------------------------------------------------------------
+# A script registers what must not outlive it; the first registration sets the one trap, on EXIT, INT (exit 130)
+# and TERM (exit 143). At exit: every registered pid gets SIGTERM (the newest first) and is waited for; each
+# registered command runs; each work dir is removed, or kept when keep_work is 1 or the script failed (unless
+# keep_on_failure=0), with the note kept_note (printf, %s the dir) or removed_note. The exit status stays.
+cleanup_pids=() cleanup_cmds=() cleanup_dirs=() cleanup_shell=""
+keep_work=0 keep_on_failure=1 kept_note="work dir kept: %s" removed_note="" # a script sets them after sourcing
+
+cleanup_arm() {
+  [[ -z $cleanup_shell ]] || return 0
+  cleanup_shell=$BASHPID # a child forked from it may meet the trap before it execs: it cleans nothing
+  trap cleanup_at_exit EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+cleanup_pid() { # PID...: SIGTERM and waited for at exit
+  cleanup_pids+=("$@")
+  cleanup_arm
+}
+cleanup_cmd() { # CMD ARGS...: run at exit, after the pids are gone
+  cleanup_cmds+=("$(printf '%q ' "$@")")
+  cleanup_arm
+}
+make_work_dir() { # NAME: sets work to a new dir ${TMPDIR:-/tmp}/NAME.XXXXXX, removed or kept at exit
+  work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  cleanup_dirs+=("$work")
+  cleanup_arm
+}
+forget_pids() { # PID...: no longer the cleanup's (the script waited for them itself: a pid may be reused)
+  local p q kept=()
+  for q in "${cleanup_pids[@]}"; do
+    for p in "$@"; do [[ $q == "$p" ]] && continue 2; done
+    kept+=("$q")
+  done
+  cleanup_pids=("${kept[@]}")
+}
+stop_pids() { # PID...: SIGTERM now, wait for each, forget them
+  local p
+  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "$@"; do wait "$p" 2>/dev/null || true; done
+  forget_pids "$@"
+}
+cleanup_at_exit() {
+  local status=$? i cmd dir
+  trap - EXIT INT TERM
+  [[ $BASHPID == "$cleanup_shell" ]] || exit "$status"
+  set +e # each may be gone already (Ctrl-C reaches the whole process group)
+  for ((i = ${#cleanup_pids[@]} - 1; i >= 0; i--)); do kill -TERM "${cleanup_pids[i]}" 2>/dev/null; done
+  for i in "${cleanup_pids[@]}"; do wait "$i" 2>/dev/null; done
+  for cmd in "${cleanup_cmds[@]}"; do eval "$cmd"; done
+  for dir in "${cleanup_dirs[@]}"; do
+    if [[ $keep_work == 1 ]] || ((status != 0 && keep_on_failure)); then
+      # shellcheck disable=SC2059 # the note is the format
+      [[ -z $kept_note ]] || printf "$kept_note\n" "$dir"
+    else
+      rm -rf "$dir"
+      # shellcheck disable=SC2059
+      [[ -z $removed_note ]] || printf "$removed_note\n" "$dir"
+    fi
+  done
+  exit "$status"
+}
+
+# ---- waiting ------------------------------------------------------------------------------------------------------
+# wait_until LIMIT_S WHAT CMD...: runs CMD every wait_poll_s seconds (default 0.2) until it succeeds; dies when
+# LIMIT_S seconds pass first. CMD may die itself (say, when the process it waits for is gone).
+wait_until() {
+  local limit=$1 what=$2 deadline
+  shift 2
+  deadline=$((EPOCHSECONDS + limit))
+  until "$@"; do
+    ((EPOCHSECONDS < deadline)) || die "timed out after ${limit}s waiting for: $what"
+    sleep "${wait_poll_s:-0.2}"
+  done
+}
+pid_alive() { kill -0 "$1" 2>/dev/null; }
+# alive_or_die PID WHAT [FILE]: dies "WHAT exited" (with FILE's last 3 lines) when PID is gone.
+alive_or_die() { pid_alive "$1" || die "$2 exited${3:+: $(tail -n 3 "$3" 2>/dev/null)}"; }
+lines_at_least() { (($(grep -c -- "$2" "$1" 2>/dev/null || true) >= $3)); } # FILE PATTERN COUNT
+
+# ---- loopback -----------------------------------------------------------------------------------------------------
+free_port() { # a port of 127.0.0.1 that nobody listens on now
+  /usr/bin/python3 -I -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+http_code() { curl -s --noproxy '*' -o /dev/null -w '%{http_code}' "$1"; } # URL -> status, 000 when nobody answers
+url_answers() { [[ $(http_code "$1") == "${2:-200}" ]]; }                  # URL [CODE]
+
+# ---- imds-emulator ------------------------------------------------------------------------------------------------
+# start_emulator BIN DIR VM,FAULT_DOMAIN... [-- ARGS...]: imds-emulator serving each VM on its own free port of
+# 127.0.0.1, and its admin API, with ARGS; it prints one "listening" JSON line per address to DIR/emulator.out, its
+# log goes to DIR/emulator.err. Returns once every address listens; sets emulator_pid (registered for cleanup) and
+# admin (http://HOST:PORT of the admin API). An emulator that exits or does not listen in 10 s is fatal.
+start_emulator() {
+  local bin=$1 dir=$2 args=() addresses=1
+  shift 2
+  while (($#)) && [[ $1 != -- ]]; do
+    args+=(--vm "$1,127.0.0.1:0")
+    addresses=$((addresses + 1))
+    shift
+  done
+  (($#)) && shift
+  "$bin" "${args[@]}" --admin 127.0.0.1:0 "$@" >"$dir/emulator.out" 2>"$dir/emulator.err" &
+  emulator_pid=$!
+  cleanup_pid "$emulator_pid"
+  wait_poll_s=0.1 wait_until 10 "imds-emulator to listen on $addresses addresses" \
+    emulator_listening "$dir" "$addresses"
+  admin=http://$(jq -r 'select(.listening=="admin") | .address' "$dir/emulator.out")
+}
+emulator_listening() { # DIR COUNT
+  pid_alive "$emulator_pid" || die "imds-emulator exited: $(cat "$1/emulator.err")"
+  lines_at_least "$1/emulator.out" '"listening"' "$2"
+}
+emulator_vm_address() { # DIR VM -> HOST:PORT
+  jq -r --arg vm "$2" 'select(.listening=="vm" and .vm==$vm) | .address' "$1/emulator.out"
+}
+
+# The admin API (at $admin) on events: post one (JSON body -> its EventId; a refusal is fatal), read a field of
+# one ("" once it is gone), and whether it is gone.
+post_event() {
+  local id
+  id=$(curl -sf --noproxy '*' -X POST "$admin/admin/events" -d "$1" | jq -r .EventId)
+  [[ -n $id && $id != null ]] || die "imds-emulator refused the event $1"
+  echo "$id"
+}
+event_field() { # ID FIELD
+  curl -sf --noproxy '*' "$admin/admin/events" |
+    jq -r --arg id "$1" --arg f "$2" '.[] | select(.EventId == $id) | .[$f] // empty'
+}
+event_gone() { [[ -z $(event_field "$1" EventId) ]]; }
+
+# ---- agents -------------------------------------------------------------------------------------------------------
+# start_agent BIN DIR CONFIG: cassandra-lifecycle-agent BIN in the background, its files in DIR: config.json (CONFIG,
+# a JSON object, with state_file DIR/state.json and log DIR/agent.jsonl at level info unless CONFIG says), stdout,
+# stderr. Sets agent_started to its pid, registered for cleanup.
+start_agent() {
+  local bin=$1 dir=$2
+  mkdir -p "$dir"
+  jq -n --arg dir "$dir" --argjson config "$3" \
+    '{state_file: ($dir + "/state.json"), log: {file: ($dir + "/agent.jsonl"), level: "info"}} * $config' \
+    >"$dir/config.json"
+  "$bin" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
+  agent_started=$!
+  cleanup_pid "$agent_started"
+}
+
+# write_bench_agent_config FILE IMDS_ADDRESS VM NODETOOL_SIM CLUSTER_FILE: the benchmarks' idle agent: polls the VM's
+# IMDS at 1 Hz, fault domain 0, nodetool-sim's node 127.0.1.1, no HTTP endpoint; its state file and log beside
+# FILE (FILE minus .json, plus .state.json and .jsonl).
+write_bench_agent_config() {
+  local base=${1%.json}
+  jq -n --arg endpoint "http://$2" --arg vm "$3" --arg sim "$4" --arg cluster "$5" --arg base "$base" '{
+    imds: {endpoint: $endpoint, poll_interval_ms: 1000},
+    node: {resource_name: $vm, fault_domain: 0},
+    cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", "127.0.1.1"]},
+    state_file: ($base + ".state.json"),
+    log: {file: ($base + ".jsonl")},
+    http: {listen: ""}}' >"$1"
+}
