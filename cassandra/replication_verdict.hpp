@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "cassandra/consistency.hpp"
 #include "cassandra/describecluster_parser.hpp"
 #include "cassandra/replica_placement.hpp"
 #include "cassandra/ring_parser.hpp"
@@ -20,11 +21,6 @@
 #include "state/result.hpp"
 
 namespace cla {
-
-enum class Consistency { one, local_one, quorum, local_quorum, each_quorum };
-std::string_view to_string(Consistency consistency);  // "LOCAL_QUORUM", ...
-std::ostream& operator<<(std::ostream& os, Consistency consistency);
-std::optional<Consistency> parse_consistency(std::string_view text);
 
 // What one schema refresh reads (describecluster and ring: two nodetool runs) with every distinct replication
 // placed once; kept until the next refresh, while each gate check brings only a fresh `nodetool status`.

@@ -1,4 +1,4 @@
-// The verdict's names (levels, reasons), comparisons, printing (so table tests read well) and SPEC 3.4's log
+// The verdict's names (reasons), comparisons, printing (so table tests read well) and SPEC 3.4's log
 // fields.
 #include <boost/json.hpp>
 
@@ -24,29 +24,6 @@ boost::json::value rf_json(const UnprotectableKeyspace& keyspace) {
 
 }  // namespace
 
-std::string_view to_string(Consistency consistency) {
-  switch (consistency) {
-    case Consistency::one:
-      return "ONE";
-    case Consistency::local_one:
-      return "LOCAL_ONE";
-    case Consistency::quorum:
-      return "QUORUM";
-    case Consistency::local_quorum:
-      return "LOCAL_QUORUM";
-    case Consistency::each_quorum:
-      return "EACH_QUORUM";
-  }
-  return "?";
-}
-
-std::optional<Consistency> parse_consistency(std::string_view text) {
-  for (Consistency c : {Consistency::one, Consistency::local_one, Consistency::quorum,
-                        Consistency::local_quorum, Consistency::each_quorum})
-    if (text == to_string(c)) return c;
-  return std::nullopt;
-}
-
 std::string_view to_string(VerdictReason reason) {
   switch (reason) {
     case VerdictReason::safe:
@@ -61,10 +38,6 @@ std::string_view to_string(VerdictReason reason) {
       return "node_not_in_ring";
   }
   return "?";
-}
-
-std::ostream& operator<<(std::ostream& os, Consistency consistency) {
-  return os << to_string(consistency);
 }
 
 std::ostream& operator<<(std::ostream& os, VerdictReason reason) {
