@@ -66,6 +66,12 @@ Metrics::Metrics()
       unsafe_blocks_(counter_family(*registry_, "cla_unsafe_blocks_total",
                                     "Drains held back because the replication-safety gate said unsafe")
                          .Add({})),
+      unprotectable_keyspaces_(prometheus::BuildGauge()
+                                   .Name("cla_unprotectable_keyspaces")
+                                   .Help("Keyspaces that cannot meet the consistency level without this "
+                                         "node, left out of the safety gate's verdict")
+                                   .Register(*registry_)
+                                   .Add({})),
       nodetool_seconds_(prometheus::BuildHistogram()
                             .Name("cla_nodetool_duration_seconds")
                             .Help("Duration of nodetool commands by subcommand")
@@ -114,6 +120,10 @@ void Metrics::set_node_drained(bool drained) {
 
 void Metrics::unsafe_block() {
   unsafe_blocks_.Increment();
+}
+
+void Metrics::set_unprotectable_keyspaces(std::size_t count) {
+  unprotectable_keyspaces_.Set(static_cast<double>(count));
 }
 
 void Metrics::nodetool_duration(std::string_view subcommand, double seconds) {

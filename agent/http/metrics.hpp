@@ -1,6 +1,7 @@
 // Prometheus metrics of the agent (cla_*), kept in a prometheus-cpp registry and exposed as text.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,9 @@ class Metrics {
   void restore(std::string_view result);
   void set_node_drained(bool drained);
   void unsafe_block();
+  // Keyspaces left out of the gate's verdict because they cannot meet the consistency level without this
+  // node (SPEC 3.4); 0 until the gate reports them.
+  void set_unprotectable_keyspaces(std::size_t count);
   void nodetool_duration(std::string_view subcommand, double seconds);
   void set_last_poll_success(double unix_s);
 
@@ -53,6 +57,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& restores_;
   prometheus::Gauge& node_drained_;
   prometheus::Counter& unsafe_blocks_;
+  prometheus::Gauge& unprotectable_keyspaces_;
   prometheus::Family<prometheus::Histogram>& nodetool_seconds_;
   prometheus::Gauge& last_poll_success_;
   prometheus::Counter& imds_ok_;
