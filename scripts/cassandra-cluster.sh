@@ -12,6 +12,7 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
   status                           one JSON line per node: address, rack, jmx_port, pid, state
                                    (state: running | frozen | stopped, of the node's JVM)
   nodetool ADDRESS ARGS...         the real nodetool against that node (exec'd: a timeout's kill reaches java)
+  cql ADDRESS STATEMENT            one CQL statement through that node (Python driver), e.g. ALTER KEYSPACE
   freeze ADDRESS SECONDS           SIGSTOP the node, SIGCONT it after SECONDS (in the background; a SIGTERM to
                                    the sleeper continues the node at once)
   kill ADDRESS                     SIGKILL the node (as the VM's loss would)
@@ -212,20 +213,25 @@ run_nodetool() {
   "${nodetool_cmd[@]}"
 }
 
-create_keyspace() {
-  local contact
-  contact=$(node_address 1)
-  /usr/bin/python3 -I - "$contact" <<'EOF' || die "could not create keyspace lifecycle (python3-cassandra installed? scripts/install-deps.sh)"
-import sys, time
+# One CQL statement through the Python driver (Debian's python3-cassandra) against ADDRESS alone, at the
+# driver's default consistency (LOCAL_ONE; a schema change waits for agreement).
+run_cql() {
+  /usr/bin/python3 -I - "$1" "$2" <<'EOF'
+import sys
 from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
-from cassandra.policies import DCAwareRoundRobinPolicy
-profile = ExecutionProfile(load_balancing_policy=DCAwareRoundRobinPolicy(local_dc="dc1"), request_timeout=30)
+from cassandra.policies import WhiteListRoundRobinPolicy
+profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([sys.argv[1]]), request_timeout=30)
 cluster = Cluster([sys.argv[1]], execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
 session = cluster.connect()
-session.execute("CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = "
-                "{'class': 'NetworkTopologyStrategy', 'dc1': 3}")
+session.execute(sys.argv[2])
 cluster.shutdown()
 EOF
+}
+
+create_keyspace() {
+  run_cql "$(node_address 1)" \
+    "CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}" ||
+    die "could not create keyspace lifecycle (python3-cassandra installed? scripts/install-deps.sh)"
 }
 
 # ---- commands ----
@@ -300,6 +306,12 @@ cmd_status() {
     printf '{"address":"%s","rack":"%s","jmx_port":%s,"pid":%s,"state":"%s"}\n' "$(node_address "$k")" \
       "$(node_rack "$k")" "$(node_jmx_port "$k")" "${pid:-null}" "$(process_state "$pid")"
   done
+}
+
+cmd_cql() {
+  load_layout
+  node_of_address "${1:?cql needs ADDRESS}" >/dev/null
+  run_cql "$1" "${2:?cql needs a STATEMENT}"
 }
 
 cmd_nodetool() {
@@ -380,6 +392,7 @@ case ${1:-} in
     ;;
   status) cmd_status ;;
   nodetool) shift; cmd_nodetool "$@" ;;
+  cql) shift; cmd_cql "$@" ;;
   freeze) shift; cmd_freeze "$@" ;;
   kill) shift; cmd_kill "$@" ;;
   stop) cmd_stop ;;
