@@ -27,11 +27,13 @@ Strings notifications(const AgentScenario& s, const std::string& id, std::size_t
 const Strings kAllPhases{"NodeMaintenanceScheduled", "NodeMaintenanceStarting", "NodeMaintenanceStart",
                          "NodeMaintenanceEnded"};
 
-// The index of the agent node's first `subcommand` call at or after `after` in the call log; -1 when none.
+// The index of the agent node's first `subcommand` call after `after` in the call log; -1 when none. (Times
+// are whole milliseconds: a call in the same millisecond as `after`, such as the start refresh's last, is
+// before.)
 long first_call(const AgentScenario& s, const std::string& subcommand, cla::WallTime after = {}) {
   const auto calls = s.calls();
   for (std::size_t i = 0; i < calls.size(); ++i)
-    if (calls[i].node == cla::test::kAgentNode && calls[i].subcommand == subcommand && calls[i].t >= after)
+    if (calls[i].node == cla::test::kAgentNode && calls[i].subcommand == subcommand && calls[i].t > after)
       return static_cast<long>(i);
   return -1;
 }
