@@ -127,8 +127,9 @@ Result<Replication> parse_replication(std::string_view text) {
   const std::string_view name = trim(text.substr(0, brace));
   if (name.empty() || name.find_first_of(" \t}") != std::string_view::npos)
     return make_error("replication '" + std::string(text) + "' has no class name");
+  // The part after the package, trimmed as the whole name is: printed back, it must read the same.
   r.strategy_class =
-      std::string(name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1));
+      std::string(trim(name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1)));
   if (r.strategy_class.empty())
     return make_error("replication '" + std::string(text) + "' has no class name");
   r.kind = kind_of(r.strategy_class);

@@ -67,9 +67,20 @@ BOOST_AUTO_TEST_CASE(printed_back_as_java_does) {
   BOOST_TEST(cla::format_replication_options(parsed("LocalStrategy {}")) == "{}");
 }
 
+// Found by fuzzing: blanks between the package's last dot and the class were kept, and printed back after
+// "Replication class: " they were trimmed, so the reprint read as another class.
+BOOST_AUTO_TEST_CASE(the_class_after_the_package_is_trimmed_as_the_whole_name_is) {
+  BOOST_TEST(parsed("x.\r\rSimpleStrategy\r {replication_factor=1}").strategy_class == "SimpleStrategy");
+  const auto odd = parsed("a.\r\r,\r {}");
+  BOOST_TEST(odd.strategy_class == ",");
+  std::ostringstream os;
+  os << odd;
+  BOOST_TEST(parsed(os.str()).strategy_class == odd.strategy_class);
+}
+
 BOOST_AUTO_TEST_CASE(refused) {
   for (const char* text : {"", "{dc1=3}", "NetworkTopologyStrategy {dc1=3", "NetworkTopologyStrategy {dc1}",
-                           "Two Words {x=1}", "org.apache. {x=1}"})
+                           "Two Words {x=1}", "org.apache. {x=1}", "a.\r {x=1}"})
     BOOST_TEST(!cla::parse_replication(text).ok(), text);
 }
 
