@@ -18,14 +18,22 @@ std::chrono::milliseconds retry_delay(int failed_attempts, const Backoff& backof
   return std::min(delay, backoff.cap);
 }
 
+std::size_t output_limit_for(std::string_view subcommand) {
+  const auto first = subcommand.substr(0, subcommand.find(' '));
+  for (std::string_view listing : {"status", "ring", "describecluster", "describering"})
+    if (first == listing) return std::size_t{32} << 20;
+  return std::size_t{64} << 10;
+}
+
 NodetoolRunner::NodetoolRunner(std::vector<std::string> argv_prefix, std::chrono::seconds command_timeout,
                                Backoff backoff)
     : argv_prefix_(std::move(argv_prefix)), command_timeout_(command_timeout), backoff_(backoff) {}
 
 asio::awaitable<CommandOutcome> NodetoolRunner::run(std::string subcommand) {
   std::vector<std::string> argv = argv_prefix_;
+  const std::size_t limit = output_limit_for(subcommand);
   argv.push_back(std::move(subcommand));
-  co_return co_await run_command(std::move(argv), command_timeout_);
+  co_return co_await run_command(std::move(argv), command_timeout_, {}, limit);
 }
 
 asio::awaitable<CommandOutcome> NodetoolRunner::run_until(std::string subcommand,

@@ -4,7 +4,9 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cassandra/process_runner.hpp"
@@ -18,12 +20,17 @@ struct Backoff {
 };
 std::chrono::milliseconds retry_delay(int failed_attempts, const Backoff& backoff);
 
+// What a nodetool subcommand may print before its output counts as cut short (CommandOutcome::truncated):
+// the listings that grow with the cluster (status, ring, describecluster, describering: `ring` is ~130 bytes
+// a token, 310 KB for 150 nodes x 16 tokens) get 32 MiB, the others 64 KiB.
+std::size_t output_limit_for(std::string_view subcommand);
+
 class NodetoolRunner {
  public:
   NodetoolRunner(std::vector<std::string> argv_prefix, std::chrono::seconds command_timeout,
                  Backoff backoff = {});
 
-  // prefix + subcommand, one attempt bounded by the command timeout.
+  // prefix + subcommand, one attempt bounded by the command timeout, its output by output_limit_for.
   boost::asio::awaitable<CommandOutcome> run(std::string subcommand);
 
   // Retries failed attempts with exponential backoff (1 s doubling, capped at 10 s) until one is ok or the

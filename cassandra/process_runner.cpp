@@ -39,11 +39,14 @@ namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 using namespace boost::asio::experimental::awaitable_operators;
 
-// Reads to EOF keeping the first `limit` bytes. Cancellation is rethrown so the race sees it as a failure.
-asio::awaitable<void> drain_pipe(asio::readable_pipe& pipe, std::string& sink, std::size_t limit) {
+// Reads to EOF keeping the first `limit` bytes; `truncated` once a byte past them came. Cancellation is
+// rethrown so the race sees it as a failure.
+asio::awaitable<void> drain_pipe(asio::readable_pipe& pipe, std::string& sink, std::size_t limit,
+                                 bool& truncated) {
   std::array<char, 16 * 1024> buffer;
   for (;;) {
     auto [ec, n] = co_await pipe.async_read_some(asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
+    if (n > limit - sink.size()) truncated = true;
     if (n > 0 && sink.size() < limit) sink.append(buffer.data(), std::min(n, limit - sink.size()));
     if (ec == asio::error::operation_aborted) throw boost::system::system_error(ec);
     if (ec) co_return;  // EOF (or the pipe broke): nothing more will come
@@ -178,10 +181,10 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
 
   bool reaped = false;
   asio::steady_timer timer(executor, timeout);
-  const auto winner =
-      co_await ((drain_pipe(out_pipe, outcome.out, output_limit) &&
-                 drain_pipe(err_pipe, outcome.err, output_limit) && wait_exit(proc, outcome, reaped)) ||
-                timer.async_wait(asio::use_awaitable));
+  const auto winner = co_await ((drain_pipe(out_pipe, outcome.out, output_limit, outcome.truncated) &&
+                                 drain_pipe(err_pipe, outcome.err, output_limit, outcome.truncated) &&
+                                 wait_exit(proc, outcome, reaped)) ||
+                                timer.async_wait(asio::use_awaitable));
   if (winner.index() == 1) {
     outcome.timed_out = true;
     if (!reaped) {
@@ -213,6 +216,7 @@ std::string CommandOutcome::summary() const {
   if (detail.empty()) detail = first_line(out);
   constexpr std::size_t kDetailLimit = 300;
   if (!detail.empty()) text += ": " + std::string(detail.substr(0, kDetailLimit));
+  if (truncated) text += " (output cut at " + std::to_string(std::max(out.size(), err.size())) + " bytes)";
   return text;
 }
 

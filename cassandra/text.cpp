@@ -47,4 +47,27 @@ std::string_view first_line(std::string_view text) {
   return {};
 }
 
+std::optional<std::vector<std::string_view>> split_java_list(std::string_view text) {
+  text = trim(text);
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return std::nullopt;
+  std::vector<std::string_view> items;
+  std::string_view body = text.substr(1, text.size() - 2);
+  if (trim(body).empty()) return items;
+  while (true) {
+    const auto comma = body.find(',');
+    items.push_back(trim(body.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    body.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+bool is_integer_text(std::string_view s) {
+  if (!s.empty() && s.front() == '-') s.remove_prefix(1);
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
 }  // namespace cla

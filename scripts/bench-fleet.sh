@@ -3,20 +3,23 @@
 # nodetool-sim cluster of 3 racks (dc1, N/3 nodes each: fault domain k is rack k+1), N agents polling at 1 Hz.
 # The fleet idles, then lives through a wave: one Freeze per fault domain, listing all its VMs, one fault domain
 # at a time. Prints CPU and RSS, reaction latencies and invariant violations (scripts/bench/fleet_report.py).
-# Everything is on 127.0.0.1.
+# --coordinated: the agents coordinate through a 3-member etcd (SPEC 9): admission transactions, shared events
+# approved once every listed VM is drained. Everything is on 127.0.0.1.
 set -euo pipefail
 export LC_ALL=C
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bench-fleet.sh [--help] [N]
-  N   agents (default 150; a multiple of 3, at most 252: node addresses are 127.0.1.1 .. 127.0.1.N)
+Usage: scripts/bench-fleet.sh [--help] [--coordinated] [N]
+  N              agents (default 150; a multiple of 3, at most 252: node addresses are 127.0.1.1 .. 127.0.1.N)
+  --coordinated  through a 3-member loopback etcd (Debian's etcd-server), lease_ttl_s 15 (the default)
 Environment:
   BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
   BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
   BENCH_KEEP=1        keep the work dir (agents' logs, cluster file, nodetool call log, emulator records)
 It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
-Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N
+Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N etcd_txn_per_s=N
+           coordinated=0|1
 EOF
 }
 # shellcheck source=lib.sh
@@ -24,6 +27,11 @@ source "$(dirname "$0")/lib.sh"
 case ${1:-} in
   -h | --help) usage; exit 0 ;;
 esac
+coordinated=0
+if [[ ${1:-} == --coordinated ]]; then
+  coordinated=1
+  shift
+fi
 [[ $# -le 1 ]] || { usage >&2; exit 2; }
 agents=${1:-150}
 if ! [[ $agents =~ ^[0-9]+$ ]] || ((agents < 3 || agents > 252 || agents % 3 != 0)); then
@@ -44,7 +52,8 @@ readonly racks_allowed=$((rf - (rf / 2 + 1)))
 # A 10 s Freeze is impactful (the agent's no_impact_freeze_max_s is 9). Its NotBefore comes 20 s after it is
 # posted, sooner than drain_lead_s (30 s), so every listed agent drains as soon as it sees the event: the
 # drain's reaction is measured from the document change. The emulator starts the event once every listed VM
-# approved (--shared-approval all), else at NotBefore; it leaves the document 10 + 2 s after it started.
+# approved (coordinated: at the approval of the one agent that approves for all), else at NotBefore; it leaves
+# the document 10 + 2 s after it started.
 readonly notice_s=20 freeze_s=10 complete_s=2 drain_lead_s=30 unsafe_lead_s=5
 
 make_work_dir cla-fleet # removed at exit unless BENCH_KEEP=1 or the bench failed
@@ -56,11 +65,21 @@ now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 # ---- imds-emulator: vm0 .. vm(N-1), fault domain k holds vm(k*N/3) .. vm((k+1)*N/3 - 1) ------------------
 vm_specs=()
 for ((i = 0; i < agents; i++)); do vm_specs+=("vm$i,$((i / per_fd))"); done
-start_emulator "$bin/imds-emulator" "$work" "${vm_specs[@]}" -- --shared-approval all
+# Uncoordinated, every listed agent approves: the emulator waits for all of them (the case study's reading).
+# Coordinated, one agent approves once every listed VM is drained, safe under the docs' reading (any) too.
+shared_approval=all
+((coordinated)) && shared_approval=any
+start_emulator "$bin/imds-emulator" "$work" "${vm_specs[@]}" -- --shared-approval "$shared_approval"
 
 # ---- nodetool-sim: rack k+1 holds 127.0.1.(k*N/3 + 1) .. , the nodes of fault domain k --------------------
 "$bin/nodetool-sim" --init-cluster "$cluster" --dcs dc1 --racks 3 --nodes-per-rack "$per_fd" \
   --base-address 127.0.1. --call-log "$work/nodetool-calls.jsonl" >/dev/null
+
+coordination='{}'
+if ((coordinated)); then
+  start_etcd
+  coordination=$(printf '%s\n' "${etcd_endpoints[@]}" | jq -R . | jq -sc '{etcd_endpoints: ., cluster: "bench"}')
+fi
 
 # ---- N agents ---------------------------------------------------------------------------------------------
 mapfile -t addresses < <(jq -rs 'map(select(.listening == "vm")) | sort_by(.vm[2:] | tonumber) | .[].address' \
@@ -68,13 +87,14 @@ mapfile -t addresses < <(jq -rs 'map(select(.listening == "vm")) | sort_by(.vm[2
 for ((i = 0; i < agents; i++)); do
   config=$(jq -n --arg endpoint "http://${addresses[i]}" --arg vm "vm$i" --argjson fd $((i / per_fd)) \
     --arg sim "$bin/nodetool-sim" --arg cluster "$cluster" --arg node "127.0.1.$((i + 1))" \
-    --argjson poll "$poll_ms" --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" '{
+    --argjson poll "$poll_ms" --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" \
+    --argjson coordination "$coordination" '{
       imds: {endpoint: $endpoint, poll_interval_ms: $poll},
       node: {resource_name: $vm, fault_domain: $fd},
       cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: 30},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
       policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: true},
-      http: {listen: ""}}')
+      http: {listen: ""}} + (if $coordination == {} then {} else {coordination: $coordination} end)')
   start_agent "$bin/cassandra-lifecycle-agent" "$work/agents/vm$i" "$config"
   agent_pid[i]=$agent_started
 done
@@ -113,6 +133,8 @@ rss_kb() {  # pids... -> "sum max" of VmRSS in kB
   for p in "$@"; do files+=(/proc/"$p"/status); done
   awk '/^VmRSS/ { s += $2; if ($2 > m) m = $2 } END { printf "%d %d\n", s, m }' "${files[@]}"
 }
+etcd_cpu_ns() { if ((coordinated)); then cpu_ns "${etcd_pids[@]}"; else echo 0; fi; }
+txn_total() { if ((coordinated)); then etcd_txn_total; else echo 0; fi; }
 polls_between() {  # from_ms to_ms -> scheduledevents GETs the emulator answered in that window
   curl -sf "$admin/admin/requests" | jq --argjson a "$1" --argjson b "$2" \
     '[.[] | select(.method == "GET" and .path == "/metadata/scheduledevents" and .t_ms >= $a and .t_ms < $b)]
@@ -122,13 +144,13 @@ polls_between() {  # from_ms to_ms -> scheduledevents GETs the emulator answered
 # ---- idle ---------------------------------------------------------------------------------------------------
 echo "== $agents agents, one imds-emulator, a 3-rack nodetool-sim cluster (RF $rf: $racks_allowed rack out at most)"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg); work dir $work"
-i0=$(now_ms); a0=$(cpu_ns "${agent_pid[@]}"); e0=$(cpu_ns "$emulator_pid")
+i0=$(now_ms); a0=$(cpu_ns "${agent_pid[@]}"); e0=$(cpu_ns "$emulator_pid"); d0=$(etcd_cpu_ns)
 sleep "$idle_s" &  # waited for with `wait`, which a signal interrupts (a foreground sleep would delay the trap)
 sleep_pid=$!
 cleanup_pid "$sleep_pid"
 wait "$sleep_pid"
 forget_pids "$sleep_pid"
-a1=$(cpu_ns "${agent_pid[@]}"); e1=$(cpu_ns "$emulator_pid"); i1=$(now_ms)
+a1=$(cpu_ns "${agent_pid[@]}"); e1=$(cpu_ns "$emulator_pid"); d1=$(etcd_cpu_ns); i1=$(now_ms)
 read -r rss_sum rss_max < <(rss_kb "${agent_pid[@]}")
 read -r emu_rss _ < <(rss_kb "$emulator_pid")
 idle_polls=$(polls_between "$i0" "$i1")
@@ -152,6 +174,7 @@ fd_restored() {  # fd -> every agent of the fault domain logged restore_complete
 }
 wave_limit_s=$((notice_s + freeze_s + complete_s + 60))  # per fault domain: the event's life plus a margin
 w0=$(now_ms); wa0=$(cpu_ns "${agent_pid[@]}"); we0=$(cpu_ns "$emulator_pid"); wc0=$(children_ms "${agent_pid[@]}")
+wd0=$(etcd_cpu_ns); wt0=$(txn_total)
 for fd in 0 1 2; do
   resources=$(seq $((fd * per_fd)) $(((fd + 1) * per_fd - 1)) | jq -R '"vm" + .' | jq -sc .)
   id=$(post_event "{\"type\":\"Freeze\",\"resources\":$resources,
@@ -164,6 +187,7 @@ for fd in 0 1 2; do
   wait_until $((deadline - EPOCHSECONDS)) "fault domain $fd restored" fd_restored "$fd"
 done
 wa1=$(cpu_ns "${agent_pid[@]}"); we1=$(cpu_ns "$emulator_pid"); wc1=$(children_ms "${agent_pid[@]}"); w1=$(now_ms)
+wd1=$(etcd_cpu_ns); wt1=$(txn_total)
 curl -sf "$admin/admin/approvals" >"$work/approvals.json"
 echo "   load after the wave: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -178,8 +202,10 @@ for ((i = 0; i < agents; i++)); do
 done
 forget_pids "${agent_pid[@]}"
 
+etcd_args=()
+if ((coordinated)); then etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))"); fi
 /usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" \
   --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \
   --idle "$((i1 - i0)) $((a1 - a0)) $((e1 - e0)) $idle_polls" \
   --wave "$((w1 - w0)) $((wa1 - wa0)) $((we1 - we0)) $((wc1 - wc0))" \
-  --rss "$rss_sum $rss_max $emu_rss"
+  --rss "$rss_sum $rss_max $emu_rss" "${etcd_args[@]}"

@@ -7,9 +7,12 @@ usage() {
 Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
   start [--nodes 3|6] [--dir DIR]  start dc1 (rack K on 127.0.0.K; 6 nodes: two per rack); returns once every
                                    node is UN in every node's view and keyspace lifecycle (NTS dc1: 3) exists
+        [--num-tokens N]           N tokens a node (default 1: ccm's evenly spaced initial_token; more: random)
+        [--dcs 1|2]                2: with --nodes 6, dc1 on 127.0.0.1-3 and dc2 on 127.0.0.4-6, racks 1-3 each
   status                           one JSON line per node: address, rack, jmx_port, pid, state
                                    (state: running | frozen | stopped, of the node's JVM)
   nodetool ADDRESS ARGS...         the real nodetool against that node (exec'd: a timeout's kill reaches java)
+  cql ADDRESS STATEMENT            one CQL statement through that node (Python driver), e.g. ALTER KEYSPACE
   freeze ADDRESS SECONDS           SIGSTOP the node, SIGCONT it after SECONDS (in the background; a SIGTERM to
                                    the sleeper continues the node at once)
   kill ADDRESS                     SIGKILL the node (as the VM's loss would)
@@ -43,7 +46,10 @@ load_layout() {
 }
 node_octet() { echo $((first_host + $1 - 1)); }
 node_address() { echo "127.0.0.$(node_octet "$1")"; }
-node_rack() { echo "rack$((($1 - 1) % 3 + 1))"; }
+# With D DCs of nodes/D nodes each, node K is in DC (K-1)/(nodes/D)+1; racks count 1..3 inside each DC.
+nodes_per_dc() { echo $((nodes / ${dcs:-1})); }
+node_dc() { echo "dc$((($1 - 1) / $(nodes_per_dc) + 1))"; }
+node_rack() { echo "rack$((($1 - 1) % $(nodes_per_dc) % 3 + 1))"; }
 node_jmx_port() { echo $((7000 + 100 * $(node_octet "$1"))); }
 node_dir() { echo "$cluster_dir/node$1"; }
 node_of_address() {
@@ -207,41 +213,53 @@ run_nodetool() {
   "${nodetool_cmd[@]}"
 }
 
-create_keyspace() {
-  local contact
-  contact=$(node_address 1)
-  /usr/bin/python3 -I - "$contact" <<'EOF' || die "could not create keyspace lifecycle (python3-cassandra installed? scripts/install-deps.sh)"
-import sys, time
+# One CQL statement through the Python driver (Debian's python3-cassandra) against ADDRESS alone, at the
+# driver's default consistency (LOCAL_ONE; a schema change waits for agreement).
+run_cql() {
+  /usr/bin/python3 -I - "$1" "$2" <<'EOF'
+import sys
 from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
-from cassandra.policies import DCAwareRoundRobinPolicy
-profile = ExecutionProfile(load_balancing_policy=DCAwareRoundRobinPolicy(local_dc="dc1"), request_timeout=30)
+from cassandra.policies import WhiteListRoundRobinPolicy
+profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([sys.argv[1]]), request_timeout=30)
 cluster = Cluster([sys.argv[1]], execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
 session = cluster.connect()
-session.execute("CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = "
-                "{'class': 'NetworkTopologyStrategy', 'dc1': 3}")
+session.execute(sys.argv[2])
 cluster.shutdown()
 EOF
 }
 
+create_keyspace() {
+  run_cql "$(node_address 1)" \
+    "CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}" ||
+    die "could not create keyspace lifecycle (python3-cassandra installed? scripts/install-deps.sh)"
+}
+
 # ---- commands ----
 cmd_start_cluster() {
-  local want_nodes=3
+  local want_nodes=3 want_tokens=1 want_dcs=1
   while (($#)); do
     case $1 in
       --nodes) want_nodes=${2:?--nodes needs 3 or 6}; shift 2 ;;
+      --num-tokens) want_tokens=${2:?--num-tokens needs a number}; shift 2 ;;
+      --dcs) want_dcs=${2:?--dcs needs 1 or 2}; shift 2 ;;
       --dir) cluster_dir=${2:?--dir needs a directory}; shift 2 ;;
       *) die "start: unknown argument '$1' (see --help)" ;;
     esac
   done
   [[ $want_nodes == 3 || $want_nodes == 6 ]] || die "--nodes must be 3 or 6, not '$want_nodes'"
+  [[ $want_tokens =~ ^[1-9][0-9]{0,2}$ ]] || die "--num-tokens must be 1..999, not '$want_tokens'"
+  [[ $want_dcs == 1 || $want_dcs == 2 ]] || die "--dcs must be 1 or 2, not '$want_dcs'"
+  [[ $want_dcs == 1 || $want_nodes == 6 ]] || die "--dcs 2 needs --nodes 6 (three nodes a DC)"
   require_java
   mkdir -p "$cluster_dir"
   cluster_dir=$(cd "$cluster_dir" && pwd)
   if [[ -f $cluster_dir/cluster.env ]]; then
     load_layout
-    [[ $nodes == "$want_nodes" ]] || die "$cluster_dir holds a $nodes-node cluster; remove it to start $want_nodes nodes"
+    [[ $nodes == "$want_nodes" && ${num_tokens:-1} == "$want_tokens" && ${dcs:-1} == "$want_dcs" ]] ||
+      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s); remove it to start another"
   else
-    printf 'nodes=%s\nfirst_host=%s\n' "$want_nodes" "${CASSANDRA_FIRST_HOST:-1}" >"$cluster_dir/cluster.env"
+    printf 'nodes=%s\nfirst_host=%s\nnum_tokens=%s\ndcs=%s\n' "$want_nodes" "${CASSANDRA_FIRST_HOST:-1}" \
+      "$want_tokens" "$want_dcs" >"$cluster_dir/cluster.env"
     load_layout
   fi
   local started=$SECONDS k seeds=""
@@ -250,8 +268,12 @@ cmd_start_cluster() {
     seeds+="${seeds:+,}$(node_address "$k"):7000"
   done
   resolve_classpath >/dev/null
+  local per_dc dc_index
+  per_dc=$(nodes_per_dc)
   for ((k = 1; k <= nodes; k++)); do
-    write_node_conf "$(node_dir "$k")" "$(node_address "$k")" "$(node_rack "$k")" "$(node_token $((k - 1)) "$nodes")" "$seeds"
+    dc_index=$(((k - 1) / per_dc))
+    write_node_conf "$(node_dir "$k")" "$(node_address "$k")" "$(node_rack "$k")" \
+      "$(node_token $(((k - 1) % per_dc)) "$per_dc" $((100 * dc_index)))" "$seeds" "$(node_dc "$k")" "${num_tokens:-1}"
     launch_node "$k"
   done
   for ((k = 1; k <= nodes; k++)); do wait_node_listening "$k"; done
@@ -284,6 +306,12 @@ cmd_status() {
     printf '{"address":"%s","rack":"%s","jmx_port":%s,"pid":%s,"state":"%s"}\n' "$(node_address "$k")" \
       "$(node_rack "$k")" "$(node_jmx_port "$k")" "${pid:-null}" "$(process_state "$pid")"
   done
+}
+
+cmd_cql() {
+  load_layout
+  node_of_address "${1:?cql needs ADDRESS}" >/dev/null
+  run_cql "$1" "${2:?cql needs a STATEMENT}"
 }
 
 cmd_nodetool() {
@@ -364,6 +392,7 @@ case ${1:-} in
     ;;
   status) cmd_status ;;
   nodetool) shift; cmd_nodetool "$@" ;;
+  cql) shift; cmd_cql "$@" ;;
   freeze) shift; cmd_freeze "$@" ;;
   kill) shift; cmd_kill "$@" ;;
   stop) cmd_stop ;;

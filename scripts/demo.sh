@@ -175,6 +175,8 @@ unsafe=$(count_msg unsafe_to_drain)
 approved=$(jq length <<<"$approvals")
 check_approval_count "$approved"
 ((unsafe >= 1)) || failures+=("no agent waited on the safety gate (unsafe_to_drain), though FD1 was scheduled while rack1 was out")
+[[ $(unprotectable_keyspaces) == *"system_auth (SimpleStrategy rf 1)"* ]] ||
+  failures+=("no agent reported the cluster's RF 1 system_auth as keyspace_unprotectable")
 
 # ---- summary --------------------------------------------------------------------------------------------
 echo "== summary (the wave took ${wave_s} s)"

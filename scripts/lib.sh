@@ -194,6 +194,49 @@ event_field() { # ID FIELD
 }
 event_gone() { [[ -z $(event_field "$1" EventId) ]]; }
 
+# ---- etcd ---------------------------------------------------------------------------------------------------------
+# start_etcd: a 3-member etcd on free loopback ports (Debian's /usr/bin/etcd, never the packaged service), its data
+# and logs in $work/etcd, registered for cleanup; returns once every member is healthy. Sets etcd_pids and
+# etcd_endpoints (http://127.0.0.1:PORT each).
+etcd_pids=() etcd_endpoints=()
+start_etcd() {
+  require_tools --hint "scripts/install-deps.sh installs etcd-server" etcd || exit 1
+  local i cluster="" client=() peer=()
+  for i in 0 1 2; do
+    client[i]=$(free_port)
+    peer[i]=$(free_port)
+    cluster+="${cluster:+,}m$i=http://127.0.0.1:${peer[i]}"
+  done
+  mkdir -p "$work/etcd"
+  for i in 0 1 2; do
+    etcd --name "m$i" --data-dir "$work/etcd/m$i" \
+      --listen-client-urls "http://127.0.0.1:${client[i]}" --advertise-client-urls "http://127.0.0.1:${client[i]}" \
+      --listen-peer-urls "http://127.0.0.1:${peer[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peer[i]}" \
+      --initial-cluster "$cluster" --initial-cluster-token "cla-$script_name-$$" --initial-cluster-state new \
+      --logger zap --log-outputs "$work/etcd/m$i.log" >/dev/null 2>&1 &
+    etcd_pids[i]=$!
+    cleanup_pid "${etcd_pids[i]}"
+    etcd_endpoints[i]=http://127.0.0.1:${client[i]}
+  done
+  for i in 0 1 2; do
+    wait_poll_s=0.1 wait_until 15 "etcd member m$i to be healthy (log: $work/etcd/m$i.log)" etcd_healthy "$i"
+  done
+}
+etcd_healthy() { # member index
+  alive_or_die "${etcd_pids[$1]}" "etcd member m$1" "$work/etcd/m$1.log"
+  [[ $(curl -s --noproxy '*' "${etcd_endpoints[$1]}/health" | jq -r .health 2>/dev/null) == true ]]
+}
+# etcd_txn_total: Txn requests the members have handled so far, summed (their /metrics).
+etcd_txn_total() {
+  local endpoint total=0 n
+  for endpoint in "${etcd_endpoints[@]}"; do
+    n=$(curl -s --noproxy '*' "$endpoint/metrics" |
+      awk '/^grpc_server_handled_total\{.*grpc_method="Txn"/ { s += $2 } END { printf "%d\n", s }')
+    total=$((total + n))
+  done
+  echo "$total"
+}
+
 # ---- agents -------------------------------------------------------------------------------------------------------
 # start_agent BIN DIR CONFIG: cassandra-lifecycle-agent BIN in the background, its files in DIR: config.json (CONFIG,
 # a JSON object, with state_file DIR/state.json and log DIR/agent.jsonl at level info unless CONFIG says), stdout,

@@ -52,6 +52,13 @@ AdmissionVerdict decide_admission(const AdmissionInput& in) {
     if (r.datacenter == in.datacenter && r.rack != in.rack) racks.insert(r.rack);
   }
   v.out_racks.assign(racks.begin(), racks.end());
+  if (in.exact) {
+    if (auto exact = in.exact(v.counted)) {
+      v.admitted = exact->admitted;
+      v.reason = exact->reason;
+      return v;
+    }
+  }
   const int budget = rack_budget(in.replication_factor);
   const int out = static_cast<int>(racks.size()) + 1;  // the own rack counted once
   v.admitted = out <= budget;

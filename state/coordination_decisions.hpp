@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -48,12 +49,23 @@ Result<DrainRecord> drain_record_from_json(std::string_view text);
 // Racks that may be out at once while a quorum of RF replicas stays up: RF - (RF/2 + 1).
 int rack_budget(int replication_factor);
 
+// SPEC 9's admission by the replication verdict of 3.4, the counted records' nodes unavailable: the shell
+// judges it from the last schema refresh and status; nullopt when it cannot (no schema: the rack count
+// decides).
+struct ExactAdmission {
+  bool admitted = false;
+  std::string reason;
+};
+using ExactAdmissionCheck =
+    std::function<std::optional<ExactAdmission>(const std::vector<DrainRecord>& counted)>;
+
 struct AdmissionInput {
   std::string vm, datacenter, rack;  // this agent's node, as nodetool info reports it
   int replication_factor = 3;
   std::vector<DrainRecord> records;   // every drain record under the cluster's prefix
   std::set<std::string> member_vms;   // VMs with a live member key
   std::set<std::string> up_host_ids;  // host ids UN in this agent's own nodetool status
+  ExactAdmissionCheck exact;          // empty, or answering nullopt: the rack count decides
 };
 
 struct AdmissionVerdict {
@@ -70,8 +82,9 @@ struct AdmissionVerdict {
 bool is_stale(const DrainRecord& record, const std::set<std::string>& member_vms,
               const std::set<std::string>& up_host_ids);
 
-// Admitted when the racks of the own DC with a counted record, plus the own rack, are within the budget.
-// The agent's own record (left by its previous run) is neither counted against it nor stale.
+// Admitted when `exact` admits with the counted records; without its answer, when the racks of the own DC
+// with a counted record, plus the own rack, are within the budget (out_racks is filled either way). The
+// agent's own record (left by its previous run) is neither counted against it nor stale.
 AdmissionVerdict decide_admission(const AdmissionInput& input);
 
 struct SharedApprovalInput {

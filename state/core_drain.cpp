@@ -13,6 +13,20 @@ constexpr std::size_t kDrainSamples = 5;
 double seconds(std::chrono::milliseconds d) {
   return static_cast<double>(d.count()) / 1000.0;
 }
+
+// unsafe_to_drain's and drain_forced_unsafe's fields: the replication verdict's exact ones (SPEC 3.4) with
+// the racks and a line for people as `detail`; the rack count's down_racks and reason otherwise.
+boost::json::object unsafe_fields(const std::optional<SafetyResult>& unsafe) {
+  boost::json::array racks;
+  if (unsafe)
+    for (const auto& r : unsafe->down_racks) racks.emplace_back(r);
+  if (!unsafe || unsafe->fields.empty())
+    return {{"down_racks", std::move(racks)}, {"reason", unsafe ? unsafe->reason : ""}};
+  boost::json::object fields = unsafe->fields;
+  fields["down_racks"] = std::move(racks);
+  fields["detail"] = unsafe->reason;
+  return fields;
+}
 }  // namespace
 
 WallTime Core::drain_at(const EventRecord& rec) const {
@@ -122,8 +136,10 @@ bool Core::gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& force
   if (!forced && admission_refusal_ && now >= forced_at(rec)) {
     // etcd refused until the impact is unavoidable: drain anyway, recorded, never approved (as unsafe).
     forced = true;
-    last_unsafe_ = SafetyResult{false, "etcd did not admit the drain: " + admission_refusal_->detail,
-                                admission_refusal_->out_racks};
+    last_unsafe_ = SafetyResult{false,
+                                "etcd did not admit the drain: " + admission_refusal_->detail,
+                                admission_refusal_->out_racks,
+                                {}};
   }
   return admission_allows(rec, now, out, forced);
 }
@@ -136,10 +152,7 @@ bool Core::local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool&
   if (safety_ == Safety::unsafe && verdict_covers_event) {
     if (!rec.unsafe_logged && last_unsafe_) {
       rec.unsafe_logged = true;
-      boost::json::array racks;
-      for (const auto& r : last_unsafe_->down_racks) racks.emplace_back(r);
-      log_event(out, Severity::warning, "unsafe_to_drain", rec,
-                {{"down_racks", std::move(racks)}, {"reason", last_unsafe_->reason}});
+      log_event(out, Severity::warning, "unsafe_to_drain", rec, unsafe_fields(last_unsafe_));
     }
     if (now >= forced_at(rec)) {
       forced = true;
@@ -175,13 +188,7 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
   admission_refusal_.reset();
   admission_stale_ = true;
   if (!drain_started_at_) drain_started_at_ = now;
-  if (forced) {
-    boost::json::array racks;
-    if (last_unsafe_)
-      for (const auto& r : last_unsafe_->down_racks) racks.emplace_back(r);
-    log_event(out, Severity::error, "drain_forced_unsafe", rec,
-              {{"down_racks", std::move(racks)}, {"reason", last_unsafe_ ? last_unsafe_->reason : ""}});
-  }
+  if (forced) log_event(out, Severity::error, "drain_forced_unsafe", rec, unsafe_fields(last_unsafe_));
   boost::json::object extra{{"forced_unsafe", forced},
                             {"flush", needs_flush(rec.event.type, policy_)},
                             {"emergency", rec.emergency},

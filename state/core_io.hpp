@@ -82,8 +82,11 @@ std::ostream& operator<<(std::ostream& os, const Action& action);
 // Observations fed back by the shell.
 struct SafetyResult {
   bool safe = false;
-  std::string reason;
+  std::string reason;  // one line for people
   std::vector<std::string> down_racks;
+  // unsafe_to_drain's exact fields (SPEC 3.4: keyspace, start_token, end_token, needed, available, down; or
+  // reason) when the replication verdict decided; empty when the rack count did (down_racks and reason then).
+  boost::json::object fields;
 };
 
 struct StepOutcome {

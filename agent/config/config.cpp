@@ -77,6 +77,8 @@ Check read_config(const boost::json::value& root, Config& c) {
                     })},
       {"topology", object_of({
                        {"replication_factor", int_into(c.topology.replication_factor, 1, 9)},
+                       {"consistency", consistency_into(c.topology.consistency)},
+                       {"schema_refresh_s", duration_into(c.topology.schema_refresh_s, 10, 86400)},
                        {"fault_domain_racks", rack_map_into(c.topology.fault_domain_racks)},
                    })},
       {"policy", object_of({
@@ -166,6 +168,8 @@ boost::json::object config_to_json(const Config& c) {
                                          {"command_timeout_s", c.cassandra.command_timeout_s.count()},
                                          {"restart_command", to_json_array(c.cassandra.restart_command)}};
   out["topology"] = boost::json::object{{"replication_factor", c.topology.replication_factor},
+                                        {"consistency", to_string(c.topology.consistency)},
+                                        {"schema_refresh_s", c.topology.schema_refresh_s.count()},
                                         {"fault_domain_racks", std::move(racks)}};
   out["policy"] = boost::json::object{{"drain_lead_s", c.policy.drain_lead_s.count()},
                                       {"unsafe_drain_lead_s", c.policy.unsafe_drain_lead_s.count()},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/log.hpp"
+#include "cassandra/consistency.hpp"
 #include "state/result.hpp"
 
 namespace cla {
@@ -38,7 +39,9 @@ struct CassandraConfig {
 };
 
 struct TopologyConfig {
-  int replication_factor = 3;
+  int replication_factor = 3;  // the fallback's only (SPEC 3.4): the schema and ring decide otherwise
+  Consistency consistency = Consistency::local_quorum;  // what the cluster's clients read and write at
+  std::chrono::seconds schema_refresh_s{300};           // how old the schema and ring the gate uses may get
   std::map<int, std::string> fault_domain_racks{{0, "rack1"}, {1, "rack2"}, {2, "rack3"}};
   bool operator==(const TopologyConfig&) const = default;
 };

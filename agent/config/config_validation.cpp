@@ -64,6 +64,19 @@ ValueReader log_level_into(LogLevel& out) {
   };
 }
 
+ValueReader consistency_into(Consistency& out) {
+  return [&out](const boost::json::value& value, const std::string& path) -> Check {
+    const auto* s = value.if_string();
+    if (!s) return wrong_type(path, "string", value);
+    const auto level = parse_consistency(*s);
+    if (!level)
+      return FieldError{path,
+                        "must be one of " + std::string(consistency_names()) + "; got " + describe(value)};
+    out = *level;
+    return std::nullopt;
+  };
+}
+
 ValueReader rack_map_into(std::map<int, std::string>& out) {
   return [&out](const boost::json::value& value, const std::string& path) -> Check {
     const auto* object = value.if_object();

@@ -18,6 +18,8 @@ std::optional<std::string> check_listen(std::string_view listen);
 std::optional<std::string> check_file_path(std::string_view path);
 
 ValueReader log_level_into(LogLevel& out);
+// One of the level names of SPEC 2.3 (LOCAL_QUORUM, QUORUM, EACH_QUORUM, LOCAL_ONE, ONE), exactly as written.
+ValueReader consistency_into(Consistency& out);
 // `{"0": "rack1", ...}`: keys are fault-domain numbers, values non-empty rack names; replaces `out` whole.
 ValueReader rack_map_into(std::map<int, std::string>& out);
 

@@ -134,7 +134,8 @@ asio::awaitable<void> Coordinator::write_member() {
 }
 
 asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool unconditional,
-                                                     std::set<std::string> up_host_ids) {
+                                                     std::set<std::string> up_host_ids,
+                                                     ExactAdmissionCheck exact) {
   DrainRecord record;
   record.vm = self_.vm;
   record.datacenter = self_.datacenter;
@@ -162,6 +163,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     in.records = snap->drains;
     for (const auto& m : snap->members) in.member_vms.insert(m.vm);
     in.up_host_ids = std::move(up_host_ids);
+    in.exact = exact;
     const AdmissionVerdict verdict = decide_admission(in);
     up_host_ids = std::move(in.up_host_ids);
     if (!verdict.admitted)

@@ -55,10 +55,12 @@ class Coordinator {
   // The node's DC, rack and host id, as nodetool info reports them.
   void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id);
 
-  // Records this node's drain: within the rack budget (stale records deleted in the same transaction), or
-  // unconditionally. `up_host_ids`: the hosts UN in this agent's nodetool status.
+  // Records this node's drain: when `exact` (the replication verdict with the recorded drains' nodes
+  // unavailable) admits it, or within the rack budget when it cannot judge (stale records deleted in the same
+  // transaction); or unconditionally. `up_host_ids`: the hosts UN in this agent's nodetool status.
   boost::asio::awaitable<AdmissionOutcome> admit(std::string event_id, bool unconditional,
-                                                 std::set<std::string> up_host_ids);
+                                                 std::set<std::string> up_host_ids,
+                                                 ExactAdmissionCheck exact);
   boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
                                                        std::vector<std::string> resources,
                                                        bool wait_for_unregistered);

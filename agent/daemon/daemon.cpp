@@ -43,6 +43,7 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       compute_client_(std::in_place, io.get_executor(), imds_options(config_)),
       nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
       store_(config_.state_file),
+      refresh_done_(io, std::chrono::steady_clock::time_point::max()),
       poll_timer_(io),
       ticker_(io.get_executor(), config_.imds.poll_interval_ms,
               [this](Ticker::Clock::time_point now) {
@@ -95,6 +96,7 @@ asio::awaitable<int> Daemon::run() {
   if (coordinator_) co_await read_identity();
   if (stopping_) co_return 0;
   core_.emplace(policy, std::move(loaded->state));
+  maybe_refresh_schema("start");
   execute(core_->start(info, WallClock::now()));
 
   if (!config_.http.listen.empty()) {
@@ -139,6 +141,7 @@ void Daemon::stop() {
   poll_timer_.cancel();
   ticker_.stop();
   wake_timer_.cancel();
+  refresh_done_.cancel();
   poll_client_.cancel();
   if (compute_client_) compute_client_->cancel();
   if (http_) http_->stop();

@@ -16,7 +16,10 @@
 #include "agent/daemon/notification.hpp"
 #include "agent/daemon/ticker.hpp"
 #include "agent/http/metrics.hpp"
+#include "cassandra/info_parser.hpp"
 #include "cassandra/nodetool_runner.hpp"
+#include "cassandra/replication_verdict.hpp"
+#include "cassandra/status_parser.hpp"
 #include "imds/imds_client.hpp"
 #include "state/core.hpp"
 #include "state/state_store.hpp"
@@ -68,7 +71,6 @@ class Daemon {
   void log_core(const LogAction& line);
   void count_core_line(const LogAction& line);
   std::vector<EventSeries> event_series() const;
-  boost::asio::awaitable<SafetyResult> evaluate_gate();
   boost::asio::awaitable<void> check_safety();
   boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
   boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline,
@@ -76,6 +78,19 @@ class Daemon {
   void time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first, const CommandOutcome& last);
   boost::asio::awaitable<StepOutcome> confirm_restored();
   boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
+  // the gate and the schema refresh (daemon_replication.cpp)
+  struct ClusterView {
+    ClusterStatus status;
+    NodeInfo self;
+    std::string address;  // this node's row in status
+  };
+  boost::asio::awaitable<Result<ClusterView>> read_cluster_view();
+  boost::asio::awaitable<SafetyResult> evaluate_gate();
+  boost::asio::awaitable<void> refresh_schema(std::string why);
+  boost::asio::awaitable<Result<ReplicationSnapshot>> read_schema();
+  void maybe_refresh_schema(const char* why);
+  boost::asio::awaitable<void> schema_for_check();
+  ExactAdmissionCheck exact_admission() const;
   // coordinated mode (daemon_coordination.cpp)
   bool start_coordination(CorePolicy& policy);
   boost::asio::awaitable<void> read_identity();
@@ -104,6 +119,13 @@ class Daemon {
   std::unique_ptr<Coordinator> coordinator_;
   std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
   std::string own_host_id_;            // from nodetool info once; forgotten when Cassandra is restarted
+  // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
+  // was attempted, and the last check's view of the cluster (admission judges by it).
+  std::shared_ptr<const ReplicationSnapshot> snapshot_;
+  std::optional<SteadyTime> refresh_attempted_at_;
+  bool refreshing_ = false;
+  boost::asio::steady_timer refresh_done_;  // cancelled when a refresh ends: what a gate check waits on
+  std::optional<ClusterView> last_view_;
   Metrics metrics_;
   std::shared_ptr<HttpEndpoint> http_;
   boost::asio::steady_timer poll_timer_;

@@ -6,12 +6,8 @@
 #include "agent/daemon/daemon.hpp"
 #include "agent/daemon/notification.hpp"
 #include "agent/log.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/node_identity.hpp"
 #include "cassandra/process_runner.hpp"
 #include "cassandra/running_parser.hpp"
-#include "cassandra/safety_gate.hpp"
-#include "cassandra/status_parser.hpp"
 
 namespace cla {
 
@@ -112,6 +108,10 @@ void Daemon::log_core(const LogAction& line) {
   }
   log_line(level_of(line.severity), line.msg, std::move(fields));
   count_core_line(line);
+  // An event for this node: the drain it may bring wants a recent schema (at most once an interval).
+  if (line.msg == "event_seen" && line.fields.contains("affects_this_node") &&
+      line.fields.at("affects_this_node") == true)
+    maybe_refresh_schema("event_seen");
 }
 
 // The metrics that the core's log lines stand for (SPEC 11). event_seen is logged once for every event, this
@@ -144,52 +144,6 @@ asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) 
   log_line(LogLevel::debug, "nodetool_ran",
            {{"subcommand", subcommand}, {"ok", out.ok()}, {"duration_ms", out.duration.count()}});
   co_return out;
-}
-
-// Reads the node's view of the cluster and asks the gate; any failure to read it is unsafe (fail closed).
-asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
-  // The host id does not change while Cassandra runs, so `info` (a JVM start: seconds of CPU that Cassandra's
-  // requests compete with) runs once, beside the first `status` rather than after it; DC and rack come from
-  // the node's own status row at every check.
-  CommandOutcome status, info;
-  const bool info_ran = own_host_id_.empty();
-  if (info_ran) {
-    std::tie(status, info) = co_await (nodetool("status") && nodetool("info"));
-  } else {
-    status = co_await nodetool("status");
-  }
-  if (!status.ok())
-    co_return SafetyResult{false, "nodetool status failed (fail closed): " + status.summary(), {}};
-  auto cluster = parse_nodetool_status(status.out);
-  if (!cluster)
-    co_return SafetyResult{
-        false, "cannot read nodetool status (fail closed): " + cluster.error().message, {}};
-  std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
-  if (!self) {
-    if (!info_ran) info = co_await nodetool("info");  // not in the status under its id: restarted as another?
-    if (!info.ok())
-      co_return SafetyResult{false, "nodetool info failed (fail closed): " + info.summary(), {}};
-    auto parsed = parse_nodetool_info(info.out);
-    if (!parsed)
-      co_return SafetyResult{false, "cannot read nodetool info (fail closed): " + parsed.error().message, {}};
-    self = parsed.value();
-    own_host_id_ = self->host_id;
-  }
-
-  const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
-  const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
-  if (configured != self->rack)
-    log_line(LogLevel::error, "topology_mismatch",
-             {{"fault_domain", fault_domain_},
-              {"configured_rack", configured},
-              {"cassandra_rack", self->rack},
-              {"note", "the gate uses the rack nodetool reports"}});
-  up_host_ids_.clear();
-  for (const auto& row : cluster->rows)
-    if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
-  if (coordinator_) coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
-  const SafetyVerdict v = evaluate_safety(*cluster, *self, config_.topology.replication_factor);
-  co_return SafetyResult{v.safe, v.reason, v.down_racks};
 }
 
 asio::awaitable<void> Daemon::check_safety() {

@@ -56,7 +56,8 @@ asio::awaitable<void> Daemon::read_identity() {
 
 asio::awaitable<void> Daemon::admit(Admit a) {
   AdmissionOutcome outcome{CoordinationResult::unavailable, "coordination is off", {}};
-  if (coordinator_) outcome = co_await coordinator_->admit(a.event_id, a.forced, up_host_ids_);
+  if (coordinator_)
+    outcome = co_await coordinator_->admit(a.event_id, a.forced, up_host_ids_, exact_admission());
   if (stopping_) co_return;
   log_line(LogLevel::info, "drain_admission",
            {{"event_id", a.event_id},

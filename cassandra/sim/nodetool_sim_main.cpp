@@ -21,6 +21,7 @@ Usage:
   nodetool-sim --cluster FILE --node ADDRESS [--call-log PATH] SUBCOMMAND
   nodetool-sim --init-cluster FILE [--dcs dc1,dc2] [--racks 3] [--nodes-per-rack 3]
                [--base-address 127.0.1.] [--tokens 16] [--call-log PATH]
+               [--no-default-keyspaces] [--keyspace NAME:SPEC]...
   nodetool-sim --help
 
 Like nodetool, its own options come first, then the subcommand, so an agent can be configured with
@@ -35,6 +36,12 @@ Subcommands (output, streams and exit codes as Cassandra 4.1's nodetool):
   disablebinary, enablebinary, disablegossip, enablegossip
   drain                       binary and gossip off for good: enable* and disablegossip are refused
                               (stdout, exit 1) until a restart; a second drain does nothing
+  describecluster             (5.0's layout) schema versions (UNREACHABLE for the nodes this node sees
+                              down), node counts (joining/leaving/moving from ring_state), DCs, keyspaces
+  ring                        (5.0's layout) every token of every node per DC, Up/Down as this node sees
+                              them, effective ownership when the non-system keyspaces agree
+  describering KEYSPACE       (5.0's layout) each range's replicas as Cassandra places them; a keyspace
+                              without a ring (LocalStrategy, unknown): exit 2, "There is no ring ..."
 Simulator-only lifecycle commands (what an agent's restart_command would call):
   restart   the Cassandra process restarted: running, gossip and binary on, not drained
   stop      the process stopped: every nodetool call on this node gets "Connection refused" (exit 1)
@@ -48,6 +55,10 @@ Cluster file (JSON; written back after every change, under flock(2), through tem
     "replication_factor": 3,            (optional, 3: only for the "Owns (effective)" column)
     "ownership_unavailable": false,     (optional: true prints "Owns", "?" and the "Note:" trailer)
     "call_log": "calls.jsonl",          (optional; relative to the cluster file's directory)
+    "cluster_name": "cla-sim",          (optional)
+    "keyspaces": [                      (optional; absent: the --init-cluster defaults below)
+      {"name": "lifecycle", "class": "NetworkTopologyStrategy", "replication": {"dc1": 3}},
+      {"name": "system_auth", "class": "SimpleStrategy", "replication": {"replication_factor": 1}}],
     "datacenters": [
       {"name": "dc1", "racks": [
         {"name": "rack1", "nodes": [
@@ -56,6 +67,9 @@ Cluster file (JSON; written back after every change, under flock(2), through tem
            "running": true, "gossip": true, "binary": true, "drained": false,   (optional, as shown)
            "ring_state": "N",           (optional: N, L (leaving), J (joining), M (moving))
            "generation": 1718031234,    (optional: unix time of the last start)
+           "ring_tokens": ["-9223372036854775808", ...],   (optional: its tokens; else generated,
+                                        evenly spaced, DCs and racks interleaved, "tokens" of them)
+           "schema_version": "...",     (optional: a version of its own, a schema disagreement)
            "faults": {                  (optional: per subcommand, or "*" for every nodetool subcommand)
              "disablegossip": {"exit_code": 2, "stderr": "error: ...\n", "stdout": "",
                                "latency_ms": 500, "times": 1}}}
@@ -72,18 +86,25 @@ Call log: every call appends {"t": "...Z", "node": ADDRESS, "subcommand": ..., "
 JSON line to --call-log PATH, else to the cluster file's "call_log".
 
 --init-cluster writes a fresh cluster, every node up: DCs from --dcs (comma-separated), racks rack1..N,
-addresses base-address + 1, 2, ... across all DCs, host ids and loads derived from the addresses.
+addresses base-address + 1, 2, ... across all DCs, host ids and loads derived from the addresses, and the
+keyspaces of a fresh Cassandra 5.0 with the project's own: system_traces (SimpleStrategy 2),
+system_distributed (3), system_auth (1), lifecycle (NetworkTopologyStrategy dc1: 3), system_schema and
+system (LocalStrategy). --no-default-keyspaces keeps only the two LocalStrategy ones; each --keyspace adds
+one or replaces the one of its name: NAME:simple:N, NAME:nts:dc1=N,dc2=N (N or N/T), NAME:local,
+NAME:everywhere.
 )help";
 
 struct Options {
   std::map<std::string, std::string> values;  // --name -> value
+  std::vector<std::string> keyspaces;         // every --keyspace, in order
   std::string subcommand;
   std::vector<std::string> args;
 };
 
-const std::vector<std::string> kValueOptions{"--cluster",        "--node",         "--call-log",
-                                             "--init-cluster",   "--dcs",          "--racks",
-                                             "--nodes-per-rack", "--base-address", "--tokens"};
+const std::vector<std::string> kValueOptions{"--cluster", "--node",    "--call-log",       "--init-cluster",
+                                             "--dcs",     "--racks",   "--nodes-per-rack", "--base-address",
+                                             "--tokens",  "--keyspace"};
+const std::vector<std::string> kFlagOptions{"--help", "--no-default-keyspaces"};
 
 int sim_error(const std::string& message) {
   std::cerr << "nodetool-sim: " << message << "\n";
@@ -97,13 +118,14 @@ bool parse_options(int argc, char** argv, Options& options, std::string& error) 
     if (const auto eq = name.find('='); eq != std::string::npos) {
       value = name.substr(eq + 1);
       name.resize(eq);
-    } else if (name != "--help") {
+    } else if (std::find(kFlagOptions.begin(), kFlagOptions.end(), name) == kFlagOptions.end()) {
       if (i + 1 >= argc) return (error = name + " needs a value"), false;
       value = argv[++i];
     }
-    if (name != "--help" &&
+    if (std::find(kFlagOptions.begin(), kFlagOptions.end(), name) == kFlagOptions.end() &&
         std::find(kValueOptions.begin(), kValueOptions.end(), name) == kValueOptions.end())
       return (error = "unknown option " + name + " (see --help)"), false;
+    if (name == "--keyspace") options.keyspaces.push_back(value);
     options.values[name] = value;
   }
   if (i < argc) options.subcommand = argv[i++];
@@ -135,6 +157,24 @@ int init_cluster(const Options& options) {
       *target = static_cast<int>(value);
     }
   if (options.values.count("--base-address")) init.base_address = get("--base-address");
+  init.keyspaces = cla::default_sim_keyspaces();
+  if (options.values.count("--no-default-keyspaces"))
+    std::erase_if(init.keyspaces,
+                  [](const cla::SimKeyspace& ks) { return ks.replication.kind != cla::StrategyKind::local; });
+  for (const auto& text : options.keyspaces) {
+    auto keyspace = cla::parse_sim_keyspace_option(text);
+    if (!keyspace) return sim_error(keyspace.error().message);
+    const auto same = std::find_if(init.keyspaces.begin(), init.keyspaces.end(),
+                                   [&](const cla::SimKeyspace& ks) { return ks.name == keyspace->name; });
+    if (same != init.keyspaces.end())
+      *same = std::move(keyspace.value());
+    else  // before the LocalStrategy ones, as describecluster lists user keyspaces
+      init.keyspaces.insert(std::find_if(init.keyspaces.begin(), init.keyspaces.end(),
+                                         [](const cla::SimKeyspace& ks) {
+                                           return ks.replication.kind == cla::StrategyKind::local;
+                                         }),
+                            std::move(keyspace.value()));
+  }
   init.call_log = get("--call-log");
   const auto cluster = cla::make_sim_cluster(init, static_cast<std::int64_t>(std::time(nullptr)));
   const std::string path = get("--init-cluster");

@@ -43,9 +43,60 @@ std::string default_load(const std::string& address) {
   return stringify_file_size(gib * 1024.0 * 1024.0 * 1024.0);
 }
 
+namespace {
+
+SimKeyspace keyspace(std::string name, std::string_view replication) {
+  return SimKeyspace{std::move(name), parse_replication(replication).value()};
+}
+
+}  // namespace
+
+std::vector<SimKeyspace> default_sim_keyspaces() {
+  return {keyspace("system_traces", "SimpleStrategy {replication_factor=2}"),
+          keyspace("system_distributed", "SimpleStrategy {replication_factor=3}"),
+          keyspace("system_auth", "SimpleStrategy {replication_factor=1}"),
+          keyspace("lifecycle", "NetworkTopologyStrategy {dc1=3}"),
+          keyspace("system_schema", "LocalStrategy {}"),
+          keyspace("system", "LocalStrategy {}")};
+}
+
+Result<SimKeyspace> parse_sim_keyspace_option(std::string_view text) {
+  const auto fail = [&](std::string why) {
+    return make_error("--keyspace '" + std::string(text) + "': " + why +
+                      " (NAME:simple:N, NAME:nts:dc1=N,dc2=N, NAME:local or NAME:everywhere)");
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0) return fail("no NAME:");
+  const std::string name(text.substr(0, colon));
+  const std::string_view spec = text.substr(colon + 1);
+  const auto second = spec.find(':');
+  const std::string_view kind = spec.substr(0, second),
+                         args = second == std::string_view::npos ? "" : spec.substr(second + 1);
+  std::string replication;
+  if (kind == "simple" && !args.empty()) {
+    replication = "SimpleStrategy {replication_factor=" + std::string(args) + "}";
+  } else if (kind == "nts" && !args.empty()) {
+    replication = "NetworkTopologyStrategy {";
+    for (std::size_t start = 0; start <= args.size();) {
+      const auto end = std::min(args.find(',', start), args.size());
+      replication += (start ? ", " : "") + std::string(args.substr(start, end - start));
+      start = end + 1;
+    }
+    replication += "}";
+  } else if ((kind == "local" || kind == "everywhere") && args.empty()) {
+    replication = kind == "local" ? "LocalStrategy {}" : "EverywhereStrategy {}";
+  } else {
+    return fail("unknown strategy or missing factors");
+  }
+  auto parsed = parse_replication(replication);
+  if (!parsed || parsed->kind == StrategyKind::other) return fail("factors must read N or N/T");
+  return SimKeyspace{name, std::move(parsed.value())};
+}
+
 SimCluster make_sim_cluster(const SimInitOptions& options, std::int64_t generation) {
   SimCluster cluster;
   cluster.call_log = options.call_log;
+  cluster.keyspaces = options.keyspaces.empty() ? default_sim_keyspaces() : options.keyspaces;
   int next = 1;
   for (const auto& dc_name : options.datacenters) {
     SimDatacenter dc{dc_name, {}};

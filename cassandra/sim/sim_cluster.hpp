@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cassandra/replication.hpp"
+
 namespace cla {
 
 // An injected failure or delay for one subcommand (or "*") of one node.
@@ -28,8 +30,10 @@ struct SimNode {
   bool gossip = true;
   bool binary = true;
   bool drained = false;
-  char ring_state = 'N';        // N, L, J or M as nodetool status prints it
-  std::int64_t generation = 0;  // unix time of the last start (Generation No, Uptime)
+  char ring_state = 'N';                 // N, L, J or M as nodetool status prints it
+  std::int64_t generation = 0;           // unix time of the last start (Generation No, Uptime)
+  std::vector<std::string> ring_tokens;  // its tokens; empty: generated (sim_schema.hpp), `tokens` of them
+  std::string schema_version;            // "" = the cluster's; another plays a schema disagreement
   std::map<std::string, SimFault> faults;
 };
 
@@ -43,11 +47,19 @@ struct SimDatacenter {
   std::vector<SimRack> racks;
 };
 
+// A keyspace as describecluster lists it: its name and replication ("SimpleStrategy {replication_factor=1}").
+struct SimKeyspace {
+  std::string name;
+  Replication replication;
+};
+
 struct SimCluster {
   std::vector<SimDatacenter> datacenters;
   int replication_factor = 3;          // only for the "Owns (effective)" column
   bool ownership_unavailable = false;  // print "Owns" / "?" and the Note: trailer instead
   std::string call_log;                // JSON-lines file every call is appended to ("" = none)
+  std::string cluster_name = "cla-sim";
+  std::vector<SimKeyspace> keyspaces;  // in describecluster's order; a file without them gets the defaults
 };
 
 struct SimNodeRef {
@@ -70,7 +82,17 @@ struct SimInitOptions {
   std::string base_address = "127.0.1.";  // node k (1-based, across all DCs) gets base_address + k
   int tokens = 16;
   std::string call_log;
+  std::vector<SimKeyspace> keyspaces;  // empty: default_sim_keyspaces()
 };
+
+// The keyspaces of a fresh Cassandra 5.0 cluster plus the project's own, as the real cluster lists them:
+// system_traces (SimpleStrategy 2), system_distributed (3), system_auth (1: the classic trap), lifecycle
+// (NetworkTopologyStrategy dc1: 3), system_schema and system (LocalStrategy).
+std::vector<SimKeyspace> default_sim_keyspaces();
+
+// "NAME:simple:N", "NAME:nts:dc1=3,dc2=2" (N or N/T), "NAME:local", "NAME:everywhere" (--init-cluster
+// --keyspace).
+Result<SimKeyspace> parse_sim_keyspace_option(std::string_view text);
 
 // A fresh cluster, every node up; host ids and loads derived deterministically from the addresses.
 SimCluster make_sim_cluster(const SimInitOptions& options, std::int64_t generation);

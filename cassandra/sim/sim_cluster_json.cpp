@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <charconv>
 #include <initializer_list>
 #include <set>
+
+#include "cassandra/text.hpp"
 
 namespace cla {
 
@@ -105,7 +108,7 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
   SimNode node;
   ObjectReader r(value, path, error);
   r.allow_only({"address", "host_id", "load", "tokens", "running", "gossip", "binary", "drained",
-                "ring_state", "generation", "faults"});
+                "ring_state", "generation", "faults", "ring_tokens", "schema_version"});
   r.read("address", node.address, true);
   r.read("host_id", node.host_id);
   r.read("load", node.load);
@@ -123,6 +126,29 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
   else
     node.ring_state = ring_state[0];
   r.read("generation", node.generation, 0, 1LL << 40);
+  r.read("schema_version", node.schema_version);
+  if (const auto* tokens = r.find("ring_tokens", false)) {
+    const auto* array = tokens->if_array();
+    for (std::size_t i = 0; array && i < array->size(); ++i) {
+      const auto& t = (*array)[i];
+      std::int64_t value = 0;
+      const auto* text = t.if_string();
+      const auto read = text ? std::from_chars(text->data(), text->data() + text->size(), value)
+                             : std::from_chars_result{nullptr, std::errc::invalid_argument};
+      if (text && read.ec == std::errc{} && read.ptr == text->data() + text->size())
+        node.ring_tokens.push_back(std::to_string(value));  // Murmur3 tokens: 64-bit, written canonically
+      else if (const auto* number = t.if_int64())
+        node.ring_tokens.push_back(std::to_string(*number));
+      else
+        r.fail(r.at("ring_tokens") + "[" + std::to_string(i) + "]", "expected an integer token");
+    }
+    if (!array || array->empty())
+      r.fail(r.at("ring_tokens"), "expected a non-empty array of tokens");
+    else if (r.find("tokens", false) && node.tokens != static_cast<int>(array->size()))
+      r.fail(r.at("tokens"), "differs from the number of ring_tokens");
+    else
+      node.tokens = static_cast<int>(array->size());
+  }
   if (const auto* faults = r.find("faults", false)) {
     ObjectReader f(*faults, r.at("faults"), error);
     if (f.object())
@@ -130,6 +156,38 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
         node.faults[std::string(entry.key())] = read_fault(entry.value(), f.at(entry.key()), error);
   }
   return node;
+}
+
+// {"name": ..., "class": ..., "replication": {"k": 3 or "3/1", ...}}: read as describecluster prints it.
+SimKeyspace read_keyspace(const json::value& value, const std::string& path, std::string& error) {
+  SimKeyspace keyspace;
+  ObjectReader r(value, path, error);
+  r.allow_only({"name", "class", "replication"});
+  std::string strategy;
+  r.read("name", keyspace.name, true);
+  r.read("class", strategy, true);
+  std::string text = strategy + " {";
+  if (const auto* options = r.find("replication", true)) {
+    ObjectReader o(*options, r.at("replication"), error);
+    std::size_t i = 0;
+    for (const auto* object = o.object(); object && i < object->size(); ++i) {
+      const auto& entry = *(object->begin() + static_cast<std::ptrdiff_t>(i));
+      std::string factor;
+      if (const auto* number = entry.value().if_int64())
+        factor = std::to_string(*number);
+      else if (const auto* s = entry.value().if_string())
+        factor = std::string(*s);
+      else
+        o.fail(o.at(entry.key()), "expected a number or a string");
+      text += (i ? ", " : "") + std::string(entry.key()) + "=" + factor;
+    }
+  }
+  auto replication = parse_replication(text + "}");
+  if (!replication)
+    r.fail(r.at("class"), replication.error().message);
+  else
+    keyspace.replication = std::move(replication.value());
+  return keyspace;
 }
 
 }  // namespace
@@ -142,10 +200,23 @@ Result<SimCluster> parse_sim_cluster(std::string_view json_text) {
   SimCluster cluster;
   std::string error;
   ObjectReader r(root, "", error);
-  r.allow_only({"datacenters", "replication_factor", "ownership_unavailable", "call_log"});
+  r.allow_only({"datacenters", "replication_factor", "ownership_unavailable", "call_log", "cluster_name",
+                "keyspaces"});
   r.read("replication_factor", cluster.replication_factor, 1, 100);
   r.read("ownership_unavailable", cluster.ownership_unavailable);
   r.read("call_log", cluster.call_log);
+  r.read("cluster_name", cluster.cluster_name);
+  if (r.find("keyspaces", false)) {
+    std::set<std::string> names;
+    for_each_element(r, "keyspaces", [&](const json::value& v, const std::string& path) {
+      SimKeyspace keyspace = read_keyspace(v, path, error);
+      if (error.empty() && !names.insert(keyspace.name).second)
+        error = path + ".name: duplicate keyspace " + keyspace.name;
+      cluster.keyspaces.push_back(std::move(keyspace));
+    });
+  } else {
+    cluster.keyspaces = default_sim_keyspaces();
+  }
   std::set<std::string> addresses;
   for_each_element(r, "datacenters", [&](const json::value& v, const std::string& dc_path) {
     SimDatacenter dc;
@@ -196,6 +267,12 @@ json::object node_to_json(const SimNode& node) {
   o["drained"] = node.drained;
   o["ring_state"] = std::string(1, node.ring_state);
   o["generation"] = node.generation;
+  if (!node.ring_tokens.empty()) {
+    json::array tokens;
+    for (const auto& t : node.ring_tokens) tokens.emplace_back(t);
+    o["ring_tokens"] = std::move(tokens);
+  }
+  if (!node.schema_version.empty()) o["schema_version"] = node.schema_version;
   if (!node.faults.empty()) {
     json::object faults;
     for (const auto& [name, fault] : node.faults) faults[name] = fault_to_json(fault);
@@ -204,9 +281,9 @@ json::object node_to_json(const SimNode& node) {
   return o;
 }
 
-// Objects and arrays one entry per line; a node's scalar fields stay on one line so files stay short.
+// Objects and arrays one entry per line; a node or a keyspace stays on one line so files stay short.
 void write_pretty(const json::value& v, std::string& out, int depth) {
-  const bool flat = v.is_object() && v.as_object().contains("address");
+  const bool flat = v.is_object() && (v.as_object().contains("address") || v.as_object().contains("class"));
   const std::string pad(static_cast<std::size_t>(depth + 1) * 2, ' '),
       end_pad(static_cast<std::size_t>(depth) * 2, ' ');
   if (const auto* o = v.if_object(); o && !o->empty() && !flat) {
@@ -238,6 +315,21 @@ std::string serialize_sim_cluster(const SimCluster& cluster) {
   root["replication_factor"] = cluster.replication_factor;
   root["ownership_unavailable"] = cluster.ownership_unavailable;
   if (!cluster.call_log.empty()) root["call_log"] = cluster.call_log;
+  root["cluster_name"] = cluster.cluster_name;
+  json::array keyspaces;
+  for (const auto& ks : cluster.keyspaces) {
+    json::object replication;
+    for (const auto& [key, value] : ks.replication.options) {
+      if (is_integer_text(value) && value.front() != '-' && value.size() < 10)
+        replication[key] = std::stoi(value);
+      else
+        replication[key] = value;
+    }
+    keyspaces.push_back(json::object{{"name", ks.name},
+                                     {"class", ks.replication.strategy_class},
+                                     {"replication", std::move(replication)}});
+  }
+  root["keyspaces"] = std::move(keyspaces);
   json::array dcs;
   for (const auto& dc : cluster.datacenters) {
     json::array racks;

@@ -6,14 +6,16 @@
 #include <string_view>
 
 #include "cassandra/sim/sim_output.hpp"
+#include "cassandra/sim/sim_schema.hpp"
+#include "cassandra/sim/sim_schema_output.hpp"
 
 namespace cla {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> kNodetool{"status",        "info",          "statusbinary",
-                                                    "statusgossip",  "disablebinary", "enablebinary",
-                                                    "disablegossip", "enablegossip",  "drain"};
+constexpr std::array<std::string_view, 12> kNodetool{
+    "status",        "info",         "statusbinary", "statusgossip",    "disablebinary", "enablebinary",
+    "disablegossip", "enablegossip", "drain",        "describecluster", "ring",          "describering"};
 constexpr std::array<std::string_view, 3> kLifecycle{"restart", "start", "stop"};
 
 constexpr std::string_view kSeeHelp = "See 'nodetool help' or 'nodetool help <command>'.\n";
@@ -47,7 +49,8 @@ bool is_lifecycle_subcommand(const std::string& name) {
 }
 
 bool is_read_only_subcommand(const std::string& name) {
-  return name == "status" || name == "info" || name == "statusbinary" || name == "statusgossip";
+  return name == "status" || name == "info" || name == "statusbinary" || name == "statusgossip" ||
+         name == "describecluster" || name == "ring" || name == "describering";
 }
 
 namespace {
@@ -96,7 +99,9 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
                              const std::vector<std::string>& args, std::int64_t now_unix, bool& changed) {
   SimNode& node = *ref.node;
   const bool known = is_nodetool_subcommand(subcommand) || is_lifecycle_subcommand(subcommand);
-  if (!known || !args.empty()) {
+  if (known && subcommand == "describering" && args.empty())
+    return SimReply{1, "nodetool: Required parameters are missing: keyspace\n" + std::string(kSeeHelp), ""};
+  if (!known || args.size() > (subcommand == "describering" ? 1u : 0u)) {
     std::string unexpected = known ? "" : subcommand;
     for (const auto& arg : args) unexpected += (unexpected.empty() ? "" : ", ") + arg;
     return SimReply{
@@ -115,6 +120,17 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
 
   if (subcommand == "status") return SimReply{0, format_status(cluster, node.address), ""};
   if (subcommand == "info") return SimReply{0, format_info(ref, now_unix), ""};
+  if (subcommand == "describecluster")
+    return SimReply{0, format_describecluster(sim_describecluster(cluster, node.address)), ""};
+  if (subcommand == "ring") return SimReply{0, format_ring(sim_ring(cluster, node.address)), ""};
+  if (subcommand == "describering") {
+    if (auto ring = sim_describering(cluster, node.address, args[0]))
+      return SimReply{0, format_describering(*ring), ""};
+    const auto described = sim_describecluster(cluster, node.address);
+    const std::string message = "There is no ring for the keyspace: " + args[0];
+    return SimReply{2, "Schema Version:" + described.reachable_schema_versions().front() + "\nTokenRange: \n",
+                    "error: " + message + "\n-- StackTrace --\njava.io.IOException: " + message + "\n"};
+  }
   if (subcommand == "statusbinary") return SimReply{0, node.binary ? "running\n" : "not running\n", ""};
   if (subcommand == "statusgossip") return SimReply{0, node.gossip ? "running\n" : "not running\n", ""};
   if (subcommand == "disablebinary") return set_flag(node.binary, false, changed);

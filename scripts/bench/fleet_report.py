@@ -12,6 +12,9 @@ safety gate's nodetool status and info) and restore_started are measured from th
 Racks out: the call log replayed in time order; a node is out from a successful disablebinary or disablegossip
 to the enablebinary and enablegossip that undo it, a rack is out while any of its nodes is out.
 
+Coordinated (--etcd): the 3-member etcd's CPU idle and through the wave, and the Txn requests its members
+handled during the wave (drain admissions, each a guarded transaction) per second of the wave.
+
 Violations: more racks out at once than RF allows (each time the count goes above), an approval by a VM whose
 node had not completed its drain for that event, an agent that logged impact_without_drain, a listed agent
 that never drained or never restored, a node not fully up at the end, an agent that died or did not exit 0.
@@ -86,6 +89,7 @@ def main():
     parser.add_argument("--idle", required=True, help="window_ms agents_cpu_ns emulator_cpu_ns polls")
     parser.add_argument("--wave", required=True, help="window_ms agents_cpu_ns emulator_cpu_ns children_cpu_ms")
     parser.add_argument("--rss", required=True, help="agents_sum_kb agents_max_kb emulator_kb")
+    parser.add_argument("--etcd", help="coordinated: idle_cpu_ns wave_cpu_ns wave_txn_count")
     args = parser.parse_args()
     n = args.agents
     idle_ms, idle_agents_ns, idle_emu_ns, idle_polls = map(int, args.idle.split())
@@ -100,10 +104,18 @@ def main():
     print(f"  agents   {idle_pct:6.2f} % of one core  ({idle_agents_ns / 1e6 / n * 60000 / idle_ms:.1f} ms CPU/min per agent)")
     print(f"  emulator {pct(idle_emu_ns, idle_ms):6.2f} % of one core")
     print(f"  RSS: agents {rss_sum / 1024:.0f} MB in all, largest {rss_max / 1024:.1f} MB; emulator {emu_rss / 1024:.1f} MB")
+    txn_per_s = 0.0
+    if args.etcd:
+        etcd_idle_ns, etcd_wave_ns, wave_txn = map(int, args.etcd.split())
+        txn_per_s = wave_txn / wave_ms * 1000
+        print(f"  etcd     {pct(etcd_idle_ns, idle_ms):6.2f} % of one core (3 members, {n} leases kept alive)")
     print(f"wave {wave_ms / 1000:.1f} s (3 fault domains, one after the other):")
     print(f"  agents   {wave_pct:6.2f} % of one core")
     print(f"  emulator {pct(wave_emu_ns, wave_ms):6.2f} % of one core")
     print(f"  nodetool-sim runs (the agents' children) {100.0 * wave_children_ms / wave_ms:6.2f} % of one core")
+    if args.etcd:
+        print(f"  etcd     {pct(etcd_wave_ns, wave_ms):6.2f} % of one core; {wave_txn} transactions "
+              f"({txn_per_s:.1f}/s)")
 
     logs = {}
     for i in range(n):
@@ -179,7 +191,8 @@ def main():
         print(f"  - {v}")
     print("targets (SPEC 4): agents idle < 5 % of one core; act within poll interval + 50 ms; violations 0")
     print(f"agents={n} idle_cpu_pct={idle_pct:.2f} wave_cpu_pct={wave_pct:.2f} react_p99_ms={react_p99} "
-          f"racks_out_max={most} violations={len(violations)}")
+          f"racks_out_max={most} violations={len(violations)} etcd_txn_per_s={txn_per_s:.1f} "
+          f"coordinated={1 if args.etcd else 0}")
 
 
 if __name__ == "__main__":

@@ -40,17 +40,18 @@ EOF_USAGE
 declare -A max_len=(
   [imds_document]=20480 [compute]=65536 [not_before]=256 [nodetool_status]=4096 [nodetool_info]=4096
   [nodetool_running]=256 [config]=16384 [http_endpoint]=10240 [emulator_admin]=4096 [etcd_answer]=16384
-  [state_codec]=16384)
+  [state_codec]=16384 [nodetool_describecluster]=4096 [nodetool_ring]=16384 [nodetool_describering]=16384)
 all_parsers=(imds_document not_before compute nodetool_status nodetool_info nodetool_running config etcd_answer
-  state_codec http_endpoint emulator_admin)
+  state_codec http_endpoint emulator_admin nodetool_describecluster nodetool_ring nodetool_describering)
 
 # The repo files parser $1's target is built from: the closure over the compiler's dependency records, from
-# each project header to the source of the same name.
+# each project header to the source of the same name. The records name repo files relative to build-fuzz
+# ("../x") or, as clang 14 writes them for sources given by absolute path, absolutely ("$PWD/x").
 sources_of() {
-  ninja -C build-fuzz -t deps | awk -v start="tests/fuzz/CMakeFiles/fuzz_$1.dir/fuzz_$1.cpp.o" '
+  ninja -C build-fuzz -t deps | awk -v start="tests/fuzz/CMakeFiles/fuzz_$1.dir/fuzz_$1.cpp.o" -v root="$PWD/" '
     /#deps/ { obj = $1; sub(/:$/, "", obj); next }
-    $1 ~ /^\.\.\// {
-      f = substr($1, 4); deps[obj] = deps[obj] " " f
+    $1 ~ /^\.\.\// || index($1, root) == 1 {
+      f = $1 ~ /^\.\.\// ? substr($1, 4) : substr($1, length(root) + 1); deps[obj] = deps[obj] " " f
       n = split(f, parts, "/")
       if (obj ~ ("/" parts[n] "\\.o$")) obj_of[f] = obj
     }

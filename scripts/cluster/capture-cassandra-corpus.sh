@@ -6,23 +6,39 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 Usage: scripts/cluster/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
+       scripts/cluster/capture-cassandra-corpus.sh --placement SHAPE [--nodes 3|6] [--num-tokens N] [--dcs 1|2]
+                                                   [--node-down] [--cluster-dir DIR] [--out DIR]
   Starts the 3-node cluster if it is not running, then drives node 127.0.0.2 through disablebinary,
   disablegossip and drain (and kills, restarts, freezes nodes) capturing each nodetool call as
   NAME.stdout, NAME.stderr and NAME.rc in DIR (default tests/data/cassandra/real-5.0). The cluster is
   left with every node UN. Prints each capture's wall time.
   --timeout-s N  the command timeout a frozen node's nodetool hits (default 5; SIGKILL like the agent)
+
+  --placement SHAPE: the schema and ring instead (issue 22). Starts a fresh cluster of that layout in
+  --cluster-dir (default build/capture-SHAPE; removed first), creates the keyspaces below, captures from
+  127.0.0.1 `describecluster`, `ring`, `status` and `describering KS` for every keyspace describecluster
+  lists into DIR/placement/SHAPE/, then stops the cluster. --node-down also kills 127.0.0.2 and, once
+  127.0.0.1 sees it DN, captures describecluster, ring and status again (*_node_down).
+  Keyspaces: lifecycle NTS {dc1: 3} (the cluster's own), nts_dc1_2 {dc1: 2}, nts_dc1_4 {dc1: 4} (more
+  than the racks, or the nodes), simple_1 and simple_2 (SimpleStrategy RF 1, 2); with --dcs 2 also
+  nts_dc1_3_dc2_2 {dc1: 3, dc2: 2} and nts_dc2_1 {dc2: 1}.
 EOF
 }
 
 # shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-cluster=$cla_root/scripts/cassandra-cluster.sh
+cluster=("$cla_root/scripts/cassandra-cluster.sh")
 out=$cla_root/tests/data/cassandra/real-5.0
 timeout_s=5
+placement="" cluster_dir="" node_down=0 start_args=()
 while (($#)); do
   case $1 in
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --timeout-s) timeout_s=${2:?--timeout-s needs seconds}; shift 2 ;;
+    --placement) placement=${2:?--placement needs a shape name}; shift 2 ;;
+    --nodes | --num-tokens | --dcs) start_args+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+    --node-down) node_down=1; shift ;;
+    --cluster-dir) cluster_dir=${2:?--cluster-dir needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -35,7 +51,7 @@ capture() {
   shift 2
   local started rc=0
   started=$(date +%s%N)
-  timeout --signal=KILL "${capture_timeout_s:-120}" "$cluster" nodetool "$address" "$@" \
+  timeout --signal=KILL "${capture_timeout_s:-120}" "${cluster[@]}" nodetool "$address" "$@" \
     >"$out/$name.stdout" 2>"$out/$name.stderr" || rc=$?
   echo "$rc" >"$out/$name.rc"
   printf '%-44s rc=%-3s %6d ms  (nodetool %s %s)\n' "$name" "$rc" $((($(date +%s%N) - started) / 1000000)) \
@@ -43,18 +59,84 @@ capture() {
 }
 
 # wait_view ADDRESS_OF_VIEW NODE LETTERS: until the view's status shows NODE as LETTERS (e.g. DN).
-view_shows() { grep -qE "^$3 +$2 " <<<"$("$cluster" nodetool "$1" status 2>/dev/null)"; }
+view_shows() { grep -qE "^$3 +$2 " <<<"$("${cluster[@]}" nodetool "$1" status 2>/dev/null)"; }
 wait_view() {
   local started=$SECONDS
   wait_poll_s=0.5 wait_until 120 "$1 to show $2 as $3" view_shows "$@"
   echo "  ($1 saw $2 $3 after $((SECONDS - started)) s)"
 }
 
+# ---- --placement: the keyspaces and the ring of a fresh cluster of the given layout ----
+stop_capture_cluster() { "${cluster[@]}" stop >/dev/null 2>&1 || true; }
+create_test_keyspaces() {
+  /usr/bin/python3 -I - "$1" <<'EOF_PY'
+import sys
+from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
+from cassandra.policies import DCAwareRoundRobinPolicy
+profile = ExecutionProfile(load_balancing_policy=DCAwareRoundRobinPolicy(local_dc="dc1"), request_timeout=60)
+cluster = Cluster(["127.0.0.1"], execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
+session = cluster.connect()
+keyspaces = {"nts_dc1_2": "'class': 'NetworkTopologyStrategy', 'dc1': 2",
+             "nts_dc1_4": "'class': 'NetworkTopologyStrategy', 'dc1': 4",
+             "simple_1": "'class': 'SimpleStrategy', 'replication_factor': 1",
+             "simple_2": "'class': 'SimpleStrategy', 'replication_factor': 2"}
+if sys.argv[1] == "2":
+    keyspaces["nts_dc1_3_dc2_2"] = "'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2"
+    keyspaces["nts_dc2_1"] = "'class': 'NetworkTopologyStrategy', 'dc2': 1"
+for name, replication in keyspaces.items():
+    session.execute("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {%s}" % (name, replication))
+if not cluster.control_connection.wait_for_schema_agreement(wait_time=120):
+    sys.exit("schema agreement not reached")
+cluster.shutdown()
+EOF_PY
+}
+
+capture_placement() {
+  local dir=$out/placement/$placement dcs=1 i
+  for ((i = 0; i < ${#start_args[@]}; i += 2)); do
+    [[ ${start_args[i]} == --dcs ]] && dcs=${start_args[i + 1]}
+  done
+  cluster_dir=$(realpath -m "${cluster_dir:-$cla_root/build/capture-$placement}")  # nodetool needs it absolute
+  cluster=("${cluster[0]}" --dir "$cluster_dir")
+  "${cluster[@]}" stop >/dev/null 2>&1 || true
+  rm -rf "$cluster_dir"
+  cleanup_cmd stop_capture_cluster
+  "${cluster[@]}" start "${start_args[@]}"
+  create_test_keyspaces "$dcs" || die "could not create the test keyspaces"
+  out=$dir
+  rm -rf "$out"
+  mkdir -p "$out"
+  local n1=127.0.0.1 n2=127.0.0.2 keyspaces
+  capture describecluster "$n1" describecluster
+  capture ring "$n1" ring
+  capture status "$n1" status
+  keyspaces=$(awk '/^Keyspaces:/ { on = 1; next } on && $2 == "->" { print $1 }' "$out/describecluster.stdout")
+  [[ -n $keyspaces ]] || die "describecluster listed no keyspace"
+  for ks in $keyspaces; do capture "describering_$ks" "$n1" describering "$ks"; done
+  if ((node_down)); then
+    "${cluster[@]}" kill "$n2"
+    wait_view "$n1" "$n2" DN
+    capture describecluster_node_down "$n1" describecluster
+    capture ring_node_down "$n1" ring
+    capture status_node_down "$n1" status
+  fi
+  stop_capture_cluster
+  echo "capture-cassandra-corpus: placement captures in $out"
+}
+
+if [[ -n $placement ]]; then
+  [[ $placement =~ ^[A-Za-z0-9_]+$ ]] || die "--placement: a shape name of letters, digits and _, not '$placement'"
+  capture_placement
+  exit 0
+fi
+[[ ${#start_args[@]} -eq 0 && $node_down == 0 && -z $cluster_dir ]] ||
+  die "--nodes, --num-tokens, --dcs, --node-down and --cluster-dir go with --placement"
+
 # (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
-nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
+nodes_status=$("${cluster[@]}" status 2>/dev/null) || nodes_status=""
 if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
-  "$cluster" stop >/dev/null
-  "$cluster" start
+  "${cluster[@]}" stop >/dev/null
+  "${cluster[@]}" start
 fi
 
 n1=127.0.0.1 n2=127.0.0.2 n3=127.0.0.3
@@ -84,14 +166,14 @@ capture enablegossip_after_drain "$n2" enablegossip
 capture disablegossip_after_drain "$n2" disablegossip
 capture drain_again "$n2" drain
 
-"$cluster" kill "$n2"
+"${cluster[@]}" kill "$n2"
 capture jmx_refused_info "$n2" info
 capture jmx_refused_status "$n2" status
 capture status_peer_node_killed "$n1" status
-"$cluster" start "$n2"
+"${cluster[@]}" start "$n2"
 
 freeze_s=$((timeout_s * 3))
-"$cluster" freeze "$n3" "$freeze_s"
+"${cluster[@]}" freeze "$n3" "$freeze_s"
 capture_timeout_s=$timeout_s capture frozen_node_info_timeout "$n3" info
 capture_timeout_s=$timeout_s capture frozen_node_status_timeout "$n3" status
 wait_view "$n1" "$n3" UN

@@ -30,20 +30,23 @@ CASSANDRA_JPMS_FLAGS=(
   -Dio.netty.tryReflectionSetAccessible=true
 )
 
-# ccm's token formula: node i of n (0-based) owns i * (2^64 / n) - 2^63.
+# ccm's token formula: node i of n (0-based) owns i * (2^64 / n) - 2^63 (+ OFFSET: ccm gives DC d 100 * (d-1)).
 node_token() {
-  local index=$1 count=$2
-  /usr/bin/python3 -I -c "print($index * (2**64 // $count) - 2**63)"
+  local index=$1 count=$2 offset=${3:-0}
+  /usr/bin/python3 -I -c "print($index * (2**64 // $count) - 2**63 + $offset)"
 }
 
-# write_node_conf NODE_DIR ADDRESS RACK TOKEN SEEDS
+# write_node_conf NODE_DIR ADDRESS RACK TOKEN SEEDS [DC [NUM_TOKENS]]: DC defaults to dc1; NUM_TOKENS to 1,
+# which takes TOKEN as the initial_token; with more, TOKEN is ignored and Cassandra picks random tokens.
 write_node_conf() {
-  local node_dir=$1 address=$2 rack=$3 token=$4 seeds=$5
+  local node_dir=$1 address=$2 rack=$3 token=$4 seeds=$5 dc=${6:-dc1} num_tokens=${7:-1} token_line
+  token_line="initial_token: $token"
+  ((num_tokens == 1)) || token_line="# initial_token: none (num_tokens > 1: random tokens)"
   mkdir -p "$node_dir/conf" "$node_dir/data" "$node_dir/logs"
   cat >"$node_dir/conf/cassandra.yaml" <<EOF
 cluster_name: 'cla-real'
-num_tokens: 1
-initial_token: $token
+num_tokens: $num_tokens
+$token_line
 auto_bootstrap: false
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
 endpoint_snitch: GossipingPropertyFileSnitch
@@ -68,7 +71,7 @@ data_file_directories:
 concurrent_compactors: 1
 key_cache_size: 0MiB
 EOF
-  printf 'dc=dc1\nrack=%s\n' "$rack" >"$node_dir/conf/cassandra-rackdc.properties"
+  printf 'dc=%s\nrack=%s\n' "$dc" "$rack" >"$node_dir/conf/cassandra-rackdc.properties"
   cat >"$node_dir/conf/logback.xml" <<EOF
 <configuration scan="false">
   <appender name="FILE" class="ch.qos.logback.core.FileAppender">

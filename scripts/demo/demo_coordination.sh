@@ -1,37 +1,7 @@
 # shellcheck shell=bash disable=SC2154 # work, coordinated, failures and ts_jq come from demo.sh and demo_view.sh
-# demo.sh --coordinated: a 3-member etcd on free loopback ports (Debian's /usr/bin/etcd, never the packaged
-# service), and the checks and figures of the coordinated wave. Sourced by demo.sh after scripts/lib.sh; uses
-# its $work and failures. The members are registered with lib.sh's cleanup: they stop when the demo ends.
-
-etcd_pids=() etcd_endpoints=()
-
-start_etcd() {
-  require_tools --hint "scripts/install-deps.sh installs etcd-server" etcd || exit 1
-  local i cluster="" client=() peer=()
-  for i in 0 1 2; do
-    client[i]=$(free_port)
-    peer[i]=$(free_port)
-    cluster+="${cluster:+,}m$i=http://127.0.0.1:${peer[i]}"
-  done
-  mkdir -p "$work/etcd"
-  for i in 0 1 2; do
-    etcd --name "m$i" --data-dir "$work/etcd/m$i" \
-      --listen-client-urls "http://127.0.0.1:${client[i]}" --advertise-client-urls "http://127.0.0.1:${client[i]}" \
-      --listen-peer-urls "http://127.0.0.1:${peer[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peer[i]}" \
-      --initial-cluster "$cluster" --initial-cluster-token "cla-demo-$$" --initial-cluster-state new \
-      --logger zap --log-outputs "$work/etcd/m$i.log" >/dev/null 2>&1 &
-    etcd_pids[i]=$!
-    cleanup_pid "${etcd_pids[i]}"
-    etcd_endpoints[i]=http://127.0.0.1:${client[i]}
-  done
-  for i in 0 1 2; do
-    wait_poll_s=0.1 wait_until 15 "etcd member m$i to be healthy (log: $work/etcd/m$i.log)" etcd_healthy "$i"
-  done
-}
-etcd_healthy() { # member index
-  alive_or_die "${etcd_pids[$1]}" "etcd member m$1" "$work/etcd/m$1.log"
-  [[ $(curl -s --noproxy '*' "${etcd_endpoints[$1]}/health" | jq -r .health 2>/dev/null) == true ]]
-}
+# demo.sh --coordinated: the agents' coordination section over lib.sh's 3-member etcd (start_etcd), and the
+# checks and figures of the coordinated wave. Sourced by demo.sh after scripts/lib.sh; uses its $work and
+# failures.
 
 # The coordination section of each agent's config, as JSON.
 coordination_json() {

@@ -71,10 +71,16 @@ monitor() {
 }
 
 # Notable agent log lines and the driver's lines since the last call, oldest first, as "  12.3s  text".
+# (keyspace_unprotectable: vm0's only; every agent reports the same keyspaces.)
 feed_jq="$ts_jq"'select((.msg | IN("unsafe_to_drain", "drain_started", "drain_completed", "event_approved",
-    "restore_completed", "drain_forced_unsafe", "impact_without_drain")) or .level == "error")
+    "restore_completed", "drain_forced_unsafe", "impact_without_drain")) or .level == "error"
+    or (.msg == "keyspace_unprotectable" and $vm == "vm0"))
   | [(t - ($t0 | tonumber)),
      "\($vm)  \(.msg)" + (if .event_type then "  \(.event_type) \(.event_id[0:8])" else "" end)
+     + (if .msg == "keyspace_unprotectable" then "  \(.keyspace): \(.class) rf \(.rf | tojson) at \(.consistency)"
+        else "" end)
+     + (if .keyspace and .msg == "unsafe_to_drain"
+        then "  \(.keyspace) range (\(.start_token), \(.end_token)]: \(.available) of \(.needed) needed" else "" end)
      + (if .down_racks then "  down racks: \(.down_racks | join(","))" else "" end)
      + (if .out_s then "  out \(.out_s) s, restarted: \(.restarted)" else "" end)
      + (if .level == "error" then "  [error] \(.detail // .reason // "")" else "" end)] | @tsv'
@@ -152,6 +158,13 @@ per_vm() {
   done | paste -sd, | sed 's/,/, /g'
 }
 
+# Every keyspace some agent reported as unprotectable, "name (class rf)", comma-separated.
+unprotectable_keyspaces() {
+  cat "$work"/agents/vm*/agent.jsonl |
+    jq -s -r 'map(select(.msg == "keyspace_unprotectable") | "\(.keyspace) (\(.class) rf \(.rf | tojson))")
+              | unique | join(", ")'
+}
+
 # The summary lines, from the agents' logs, the monitor's file and the approvals JSON in $1.
 print_summary() {
   local approvals=$1 i longest waits outages
@@ -177,6 +190,7 @@ print_summary() {
   echo "   rack outages (a node not UN; the monitor samples ${monitor_pace:-every 0.2 s}): ${outages:-none}"
   echo "   approvals: $(jq length <<<"$approvals") by VMs, for $(jq 'map(.event_id) | unique | length' <<<"$approvals") events (GET /admin/approvals)"
   echo "   unsafe_to_drain waits: $(count_msg unsafe_to_drain)${waits:+ ($waits)}"
+  echo "   keyspaces the gate cannot protect (keyspace_unprotectable, left out of its verdict): $(unprotectable_keyspaces)"
   echo "   longest time a node was out: ${longest%%$'\t'*} s (${longest##*$'\t'})"
 }
 

@@ -32,6 +32,15 @@ BOOST_AUTO_TEST_CASE(backoff_doubles_from_one_second_up_to_ten) {
   BOOST_TEST(cla::retry_delay(3, cla::Backoff{milliseconds(10), milliseconds(25)}).count() == 25);
 }
 
+BOOST_AUTO_TEST_CASE(listings_that_grow_with_the_cluster_get_a_larger_output_limit) {
+  for (const char* listing : {"status", "ring", "describecluster", "describering", "describering lifecycle"})
+    BOOST_TEST(cla::output_limit_for(listing) == 32u << 20, listing);
+  for (const char* other : {"info", "statusgossip", "disablebinary", "drain", "ringx", ""})
+    BOOST_TEST(cla::output_limit_for(other) == 64u << 10, other);
+  // A 150-node, 16-token ring as nodetool prints it (~130 bytes a token) fits with room.
+  BOOST_TEST(cla::output_limit_for("ring") > 150u * 16u * 130u * 50u);
+}
+
 BOOST_AUTO_TEST_CASE(connect_failures_of_both_jdks_and_early_startup) {
   BOOST_TEST(
       cla::is_connect_failure(failed(1, "", cassandra_data("raw/nodetool_connect_refused_jdk8_11.stderr"))));

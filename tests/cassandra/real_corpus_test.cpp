@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(every_file_of_the_corpus_is_a_capture_of_the_table) {
   std::set<std::string> present;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const auto file = entry.path().filename().string();
-    if (file != "README.md") present.insert(file);
+    if (file != "README.md" && !entry.is_directory()) present.insert(file);  // placement/: its own suite
   }
   for (const auto& file : present) BOOST_TEST(known.count(file) == 1u, "capture not in the table: " << file);
   for (const auto& file : known) BOOST_TEST(present.count(file) == 1u, "capture file missing: " << file);

@@ -81,6 +81,8 @@ BOOST_AUTO_TEST_CASE(check_prints_the_effective_config_as_json) {
   BOOST_TEST(effective.at("imds").at("api_version").as_string() == "2020-07-01");  // default
   BOOST_TEST(effective.at("imds").at("endpoint").as_string() == "http://127.0.0.1:9");
   BOOST_TEST(effective.at("topology").at("fault_domain_racks").as_object().size() == 3u);
+  BOOST_TEST(effective.at("topology").at("consistency").as_string() == "LOCAL_QUORUM");  // default
+  BOOST_TEST(effective.at("topology").at("schema_refresh_s").as_int64() == 300);         // default
   BOOST_TEST(!fs::exists(dir.path / "log"));  // --check does not start logging
 }
 

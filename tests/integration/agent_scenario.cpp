@@ -320,6 +320,25 @@ void AgentScenario::add_sim_fault(const std::string& node, const std::string& su
   write_text(cluster_file(), json::serialize(cluster));
 }
 
+void AgentScenario::alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,
+                                       const json::object& replication) {
+  cla::test::alter_sim_keyspace(cluster_file(), keyspace, strategy_class, replication);
+}
+
+void alter_sim_keyspace(const std::string& cluster_file, const std::string& keyspace,
+                        const std::string& strategy_class, const json::object& replication) {
+  json::value cluster = json::parse(read_text(cluster_file));
+  bool found = false;
+  for (auto& ks : cluster.at("keyspaces").as_array())
+    if (ks.at("name").as_string() == keyspace) {
+      ks.as_object()["class"] = strategy_class;
+      ks.as_object()["replication"] = replication;
+      found = true;
+    }
+  BOOST_REQUIRE_MESSAGE(found, "the cluster file has no keyspace " << keyspace);
+  write_text(cluster_file, json::serialize(cluster));
+}
+
 std::vector<HookRun> AgentScenario::hook_runs() const {
   std::vector<HookRun> runs;
   std::ifstream in(hook_file());

@@ -124,6 +124,10 @@ class AgentScenario {
   bool node_restored() const { return running("statusgossip") && running("statusbinary"); }
   void add_sim_fault(const std::string& node, const std::string& subcommand,
                      const boost::json::object& fault);
+  // Gives a keyspace of the cluster file another replication (before the agent starts, as add_sim_fault),
+  // e.g. ("system_traces", "NetworkTopologyStrategy", {{"dc1", 3}}): an ALTER KEYSPACE.
+  void alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,
+                          const boost::json::object& replication);
 
   std::vector<HookRun> hook_runs() const;
 
@@ -134,6 +138,12 @@ class AgentScenario {
   std::filesystem::path config_;
   boost::json::object config_json_;
 };
+
+// Gives a keyspace of a nodetool-sim cluster file another replication (an ALTER KEYSPACE), e.g.
+// ("system_traces", "NetworkTopologyStrategy", {{"dc1", 3}}); fails the test when the file has no such
+// keyspace.
+void alter_sim_keyspace(const std::string& cluster_file, const std::string& keyspace,
+                        const std::string& strategy_class, const boost::json::object& replication);
 
 // The time left until `t` (zero when past) plus kMargin.
 std::chrono::milliseconds until(WallTime t);

@@ -43,9 +43,11 @@ CoordinatedFleet::~CoordinatedFleet() {
   agents_.clear();  // the agents go before the emulator and etcd
 }
 
-void CoordinatedFleet::configure(const json::object& policy, const json::object& coordination) {
+void CoordinatedFleet::configure(const json::object& policy, const json::object& coordination,
+                                 const json::object& topology) {
   policy_ = policy;
   coordination_ = coordination;
+  topology_ = topology;
 }
 
 json::object CoordinatedFleet::policy() const {
@@ -129,6 +131,11 @@ std::chrono::milliseconds CoordinatedFleet::record_removed_within() const {
   return etcd_request_ceiling() + kReleaseRetry + etcd_request_ceiling() + kMargin;
 }
 
+void CoordinatedFleet::alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,
+                                          const json::object& replication) const {
+  cla::test::alter_sim_keyspace(cluster_file(), keyspace, strategy_class, replication);
+}
+
 void CoordinatedFleet::add_sim_fault(int vm, const std::string& subcommand, const json::object& fault) {
   json::value cluster = json::parse(read_text(cluster_file()));
   for (auto& dc : cluster.at("datacenters").as_array())
@@ -157,6 +164,7 @@ void CoordinatedFleet::start(int vm) {
                         {"restart_command", argv_json(restart)}}},
                       {"policy", policy()}};
   if (coordinated_) config["coordination"] = coordination();
+  if (!topology_.empty()) config["topology"] = topology_;
   const auto path = write_agent_config(dir(vm), std::move(config));
   const auto log_file = dir(vm) / "log" / "agent.jsonl";
   const std::size_t before = read_json_lines(log_file).size();

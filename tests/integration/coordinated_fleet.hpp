@@ -47,8 +47,9 @@ class CoordinatedFleet {
 
   // Policy and coordination keys merged over the base (drain_lead_s 10, unsafe_drain_lead_s 1,
   // no_impact_freeze_max_s 0, 250 ms polls; coordination on the fixture's etcd when coordinated, lease_ttl_s
-  // 5).
-  void configure(const boost::json::object& policy, const boost::json::object& coordination = {});
+  // 5); topology keys over the defaults (e.g. {"consistency": "LOCAL_ONE"}).
+  void configure(const boost::json::object& policy, const boost::json::object& coordination = {},
+                 const boost::json::object& topology = {});
   // The configured policy.drain_lead_s, policy.unsafe_drain_lead_s and coordination.lease_ttl_s.
   std::chrono::seconds drain_lead() const;
   std::chrono::seconds unsafe_drain_lead() const;
@@ -80,6 +81,9 @@ class CoordinatedFleet {
 
   // nodetool-sim faults for the node of `vm` (before the agents start: the file is rewritten unlocked).
   void add_sim_fault(int vm, const std::string& subcommand, const boost::json::object& fault);
+  // An ALTER KEYSPACE in the cluster file (before the agents start), as AgentScenario's.
+  void alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,
+                          const boost::json::object& replication) const;
   void start(int vm);
   void start_all();
   void kill(int vm);  // SIGKILL
@@ -115,7 +119,7 @@ class CoordinatedFleet {
   std::unique_ptr<EtcdCluster> etcd_;
   std::unique_ptr<ImdsEmulatorProcess> emulator_;
   std::vector<std::unique_ptr<AgentProcess>> agents_;
-  boost::json::object policy_, coordination_;
+  boost::json::object policy_, coordination_, topology_;
   std::map<std::string, EventTimes> events_;
 };
 

@@ -66,6 +66,14 @@ BOOST_AUTO_TEST_CASE(coordinated_exactly_one_drains_and_the_other_waits_for_its_
       },
       std::max(fleet.until_drain_due(ids[0]), fleet.until_drain_due(ids[1]))));
   const int winner = 1 - *waiter;
+  // Refused by the replication verdict (SPEC 9), the winner's recorded drain counted unavailable while every
+  // status still showed its node UN: a range both replicate would keep one replica, LOCAL_QUORUM needs two.
+  const auto refusals = fleet.log(*waiter, "drain_admission");
+  BOOST_REQUIRE(!refusals.empty());
+  BOOST_TEST(refusals.front().at("result") == "refused");
+  const std::string detail(refusals.front().at("detail").as_string());
+  BOOST_TEST(detail.find("would keep 1 replica(s)") != std::string::npos, detail);
+  BOOST_TEST(detail.find("LOCAL_QUORUM needs 2") != std::string::npos, detail);
   const auto won = fleet.wait_for(winner, "drain_started", fleet.within_a_poll(), ids[winner]);
   const auto back = fleet.wait_for(winner, "restore_completed", fleet.until_restored(ids[winner]));
   // At the latest the waiter drains at its forced instant (asserted below not to be what happened).
@@ -83,6 +91,31 @@ BOOST_AUTO_TEST_CASE(coordinated_exactly_one_drains_and_the_other_waits_for_its_
   BOOST_TEST(fleet.stop(0) == 0);
   BOOST_TEST(fleet.stop(1) == 0);
   BOOST_TEST(fleet.etcd().get_prefix(CoordinatedFleet::kMembers).empty(), "SIGTERM revokes the member lease");
+}
+
+// At LOCAL_ONE every range keeps a replica with two racks out of three once system_traces (SimpleStrategy 2
+// by default: a range that rack1 and rack2 hold alone) has a replica per rack: the verdict admits both
+// drains, where the rack count of RF 3 would have admitted one.
+BOOST_AUTO_TEST_CASE(coordinated_at_local_one_the_verdict_admits_both_racks) {
+  CoordinatedFleet fleet(2, true);
+  fleet.configure({}, {}, {{"consistency", "LOCAL_ONE"}});
+  fleet.alter_sim_keyspace("system_traces", "NetworkTopologyStrategy", {{"dc1", 3}});
+  const auto ids = race(fleet);
+  const auto first = fleet.wait_for(0, "drain_started", fleet.until_drain_due(ids[0]), ids[0]);
+  const auto second = fleet.wait_for(1, "drain_started", fleet.until_drain_due(ids[1]), ids[1]);
+  for (int vm = 0; vm < 2; ++vm) {
+    BOOST_TEST(fleet.log(vm, "drain_not_admitted").empty());
+    const auto admissions = fleet.log(vm, "drain_admission");
+    BOOST_REQUIRE(!admissions.empty());
+    BOOST_TEST(admissions.front().at("result") == "admitted");
+    BOOST_TEST(admissions.front().at("detail").as_string().starts_with("every range keeps LOCAL_ONE"));
+  }
+  const auto restored0 = fleet.wait_for(0, "restore_completed", fleet.until_restored(ids[0]) + 2 * kSlowStep);
+  const auto restored1 = fleet.wait_for(1, "restore_completed", fleet.until_restored(ids[1]) + 2 * kSlowStep);
+  BOOST_TEST((log_time(second) < log_time(restored0)), "both racks out at once");
+  BOOST_TEST((log_time(first) < log_time(restored1)));
+  BOOST_TEST(fleet.log(0, "drain_forced_unsafe").empty());
+  BOOST_TEST(fleet.log(1, "drain_forced_unsafe").empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,8 +4,12 @@
 #include <boost/test/unit_test.hpp>
 #include <regex>
 
+#include "cassandra/describecluster_parser.hpp"
+#include "cassandra/describering_parser.hpp"
 #include "cassandra/info_parser.hpp"
 #include "cassandra/nodetool_runner.hpp"
+#include "cassandra/replication_verdict.hpp"
+#include "cassandra/ring_parser.hpp"
 #include "cassandra/running_parser.hpp"
 #include "cassandra/safety_gate.hpp"
 #include "cassandra/sim/sim_cluster_json.hpp"
@@ -23,9 +27,10 @@ std::string reference(const std::string& name) {
   return cla::test::read_text(path.append("/cassandra/raw/").append(name));
 }
 
+// Output up to 4 MiB: describering of 18 nodes x 16 tokens is ~100 KB (the runner keeps 64 KiB by default).
 CommandOutcome run_sim(std::vector<std::string> args) {
   args.insert(args.begin(), cla::test::nodetool_sim_path());
-  return run_blocking(cla::run_command(std::move(args), 10s));
+  return run_blocking(cla::run_command(std::move(args), 10s, {}, 4 << 20));
 }
 
 // Two DCs (eastus2: 127.0.1.1-9, westus2: 127.0.1.10-18), 3 racks of 3 nodes each, in a temp dir.
@@ -260,6 +265,83 @@ BOOST_FIXTURE_TEST_CASE(usage_and_simulator_errors, SimCluster) {
   const auto bad = run_sim({"--cluster", dir.file("bad.json"), "--node", "127.0.1.1", "status"});
   BOOST_TEST(bad.exit_code == 2);
   BOOST_TEST(bad.err.find("nodes: unknown key") != std::string::npos, bad.err);
+}
+
+// describecluster, ring and describering from the binary: read by the agent's parsers, the placement computed
+// from the ring equals describering for every keyspace, and the views change as nodes go down (issue 22).
+BOOST_FIXTURE_TEST_CASE(schema_and_ring_as_the_agent_reads_them, SimCluster) {
+  const auto described = call("127.0.1.1", "describecluster");
+  BOOST_REQUIRE_MESSAGE(described.ok(), described.summary());
+  auto cluster = cla::parse_nodetool_describecluster(described.out);
+  BOOST_REQUIRE_MESSAGE(cluster.ok(), (cluster.ok() ? "" : cluster.error().message));
+  BOOST_TEST(cluster->keyspaces->size() == 6u);
+  const auto ring_out = call("127.0.1.1", "ring");
+  BOOST_REQUIRE_MESSAGE(ring_out.ok(), ring_out.summary());
+  const auto ring = cla::parse_nodetool_ring(ring_out.out);
+  BOOST_REQUIRE_MESSAGE(ring.ok(), (ring.ok() ? "" : ring.error().message));
+  BOOST_TEST(ring->rows.size() == 18u * 16u);
+  const auto snapshot = cla::make_replication_snapshot(cluster.value(), ring.value());
+  BOOST_REQUIRE(snapshot.ok());
+  for (const auto& ks : *snapshot->cluster.keyspaces) {
+    const auto out = run_sim({"--cluster", file, "--node", "127.0.1.4", "describering", ks.name});
+    if (ks.replication.kind == cla::StrategyKind::local) {
+      BOOST_TEST(out.exit_code == 2, ks.name);
+      BOOST_TEST(out.err.starts_with("error: There is no ring for the keyspace: " + ks.name));
+      continue;
+    }
+    BOOST_REQUIRE_MESSAGE(out.ok(), out.summary());
+    const auto ranges = cla::parse_nodetool_describering(out.out);
+    BOOST_REQUIRE_MESSAGE(ranges.ok(), ks.name << ": " << (ranges.ok() ? "" : ranges.error().message));
+    const auto* placement = snapshot->placements.find(ks.replication);
+    BOOST_REQUIRE(placement != nullptr);
+    BOOST_TEST(ranges->ranges.size() == snapshot->ring.tokens.size());
+    for (const auto& range : ranges->ranges) {
+      const auto i = static_cast<std::size_t>(
+          std::find(snapshot->ring.tokens.begin(), snapshot->ring.tokens.end(), range.end_token) -
+          snapshot->ring.tokens.begin());
+      BOOST_REQUIRE(i < snapshot->ring.tokens.size());
+      std::vector<std::string> computed;
+      for (auto e : placement->replicas[i]) computed.push_back(snapshot->ring.endpoints[e].address);
+      BOOST_TEST(computed == range.endpoints, ks.name << " " << range);
+    }
+  }
+  // The verdict over the sim: system_auth (RF 1) and system_traces (RF 2) unprotectable at LOCAL_QUORUM.
+  const auto verdict = cla::evaluate_replication(*snapshot, status("127.0.1.1"), {"127.0.1.1", "eastus2"},
+                                                 cla::Consistency::local_quorum);
+  BOOST_TEST(verdict.safe, verdict);
+  BOOST_TEST(verdict.unprotectable.size() == 3u, verdict);  // + system_distributed: SimpleStrategy over 2 DCs
+  BOOST_TEST(call("127.0.1.5", "disablegossip").ok());
+  auto down = cla::parse_nodetool_describecluster(call("127.0.1.1", "describecluster").out);
+  BOOST_REQUIRE(down.ok());
+  BOOST_TEST(down->schema_versions.at("UNREACHABLE") == std::vector<std::string>{"127.0.1.5"});
+  BOOST_TEST(down->counts->unreachable == 1);
+  const auto down_ring = cla::parse_nodetool_ring(call("127.0.1.1", "ring").out);
+  BOOST_REQUIRE(down_ring.ok());
+  for (const auto& row : down_ring->rows)
+    BOOST_TEST(row.status == (row.address == "127.0.1.5" ? "Down" : "Up"));
+  const auto missing = call("127.0.1.1", "describering");
+  BOOST_TEST(missing.exit_code == 1);
+  BOOST_TEST(missing.out.starts_with("nodetool: Required parameters are missing: keyspace"));
+}
+
+BOOST_AUTO_TEST_CASE(init_cluster_keyspace_options) {
+  cla::test::TempDir dir;
+  const std::string file = dir.file("cluster.json");
+  const auto init = run_sim({"--init-cluster", file, "--racks", "3", "--nodes-per-rack", "1", "--tokens", "1",
+                             "--no-default-keyspaces", "--keyspace", "app:nts:dc1=2", "--keyspace",
+                             "system_auth:simple:3"});
+  BOOST_REQUIRE_MESSAGE(init.ok(), init.summary());
+  const auto cluster =
+      cla::parse_nodetool_describecluster(cla::test::sim(file, "127.0.1.1", "describecluster").out);
+  BOOST_REQUIRE(cluster.ok());
+  std::vector<std::string> names;
+  for (const auto& ks : *cluster->keyspaces) names.push_back(ks.name);
+  BOOST_TEST(names == (std::vector<std::string>{"app", "system_auth", "system_schema", "system"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(cluster->keyspaces->at(1).replication.replication_factor.all == 3);
+  const auto bad = run_sim({"--init-cluster", dir.file("bad.json"), "--keyspace", "app:nts"});
+  BOOST_TEST(bad.exit_code == 2);
+  BOOST_TEST(bad.err.find("--keyspace 'app:nts'") != std::string::npos, bad.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

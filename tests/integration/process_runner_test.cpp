@@ -112,9 +112,15 @@ BOOST_FIXTURE_TEST_CASE(big_output_is_bounded_and_drained, NoLeftovers) {
   BOOST_TEST(outcome.exit_code == 4);
   BOOST_TEST(outcome.out.size() == 1000u);
   BOOST_TEST(outcome.err.size() == 1000u);
+  BOOST_TEST(outcome.truncated);
+  BOOST_TEST(outcome.summary().find("(output cut at 1000 bytes)") != std::string::npos, outcome.summary());
   const auto default_limit = sh("head -c 200000 /dev/zero | tr '\\0' x");
   BOOST_TEST(default_limit.out.size() == 64u * 1024u);
   BOOST_TEST(default_limit.out.find_first_not_of('x') == std::string::npos);
+  BOOST_TEST(default_limit.truncated);
+  // Exactly the limit is all of it; one byte more is not.
+  BOOST_TEST(!run({"/bin/sh", "-c", "head -c 1000 /dev/zero"}, 10s, {}, 1000).truncated);
+  BOOST_TEST(run({"/bin/sh", "-c", "head -c 1001 /dev/zero"}, 10s, {}, 1000).truncated);
 }
 
 BOOST_FIXTURE_TEST_CASE(spawn_failures_are_reported_not_thrown, NoLeftovers) {

@@ -55,7 +55,8 @@ std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& v
                              {"complete_after_s", complete_after_s}});
 }
 
-RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy) : k_(k) {
+RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology)
+    : k_(k) {
   address_ = node_address(k);
   json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"no_impact_freeze_max_s", 0}};
   for (auto& [key, value] : policy) full_policy[key] = value;
@@ -68,7 +69,8 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
          // Bounds restart_command too: a node start back to UN in every view takes minutes under load.
          {"command_timeout_s", 300},
          {"restart_command", {cluster_script(), "start", address_}}}},
-       {"policy", full_policy}});
+       {"policy", full_policy},
+       {"topology", std::move(topology)}});
 }
 
 RealAgent::~RealAgent() {

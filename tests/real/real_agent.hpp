@@ -25,8 +25,10 @@ std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& v
 
 class RealAgent {
  public:
-  // policy: merged into {"drain_lead_s": ..., ...} defaults of SPEC 2.3 (given keys replace).
-  RealAgent(const ImdsEmulatorProcess& emulator, int k, boost::json::object policy);
+  // policy: merged into {"drain_lead_s": ..., ...} defaults of SPEC 2.3 (given keys replace); topology: the
+  // config's topology section (e.g. {"consistency": "LOCAL_ONE"}), defaults when empty.
+  RealAgent(const ImdsEmulatorProcess& emulator, int k, boost::json::object policy,
+            boost::json::object topology = {});
   ~RealAgent();
 
   const std::string& address() const { return address_; }

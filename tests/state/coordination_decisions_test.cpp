@@ -69,6 +69,38 @@ BOOST_AUTO_TEST_CASE(rf5_allows_a_second_rack_not_a_third) {
                   .admitted);
 }
 
+// With the replication verdict's answer (SPEC 9), it decides, over the counted records only; without it
+// (nullopt: no schema), the rack count does.
+BOOST_AUTO_TEST_CASE(the_exact_check_decides_over_the_counted_records_and_nullopt_falls_back_to_racks) {
+  auto in = input({record("vm3", "rack2", "h3"), record("vm5", "rack3", "h5")});
+  in.up_host_ids = {"h5"};  // vm5: no member key, node UN: stale, never shown to the check
+  Strings seen;
+  in.exact = [&](const std::vector<cla::DrainRecord>& counted) -> std::optional<cla::ExactAdmission> {
+    for (const auto& r : counted) seen.push_back(r.vm);
+    return cla::ExactAdmission{true, "every range keeps LOCAL_ONE"};
+  };
+  auto v = cla::decide_admission(in);
+  BOOST_TEST(v.admitted, "the rack count alone would refuse rack2's record");
+  BOOST_TEST(v.reason == "every range keeps LOCAL_ONE");
+  BOOST_TEST(seen == Strings{"vm3"}, boost::test_tools::per_element());
+  BOOST_TEST(v.stale.size() == 1u);
+  BOOST_TEST(v.out_racks == Strings{"rack2"}, boost::test_tools::per_element());
+
+  in.exact = [](const std::vector<cla::DrainRecord>&) -> std::optional<cla::ExactAdmission> {
+    return cla::ExactAdmission{false, "keyspace app range (1, 2] would keep 1"};
+  };
+  auto none = input({});
+  none.exact = in.exact;
+  v = cla::decide_admission(none);
+  BOOST_TEST(!v.admitted, "refused by the verdict even with no record (this node's leaving alone is short)");
+  BOOST_TEST(v.reason == "keyspace app range (1, 2] would keep 1");
+
+  in.exact = [](const std::vector<cla::DrainRecord>&) -> std::optional<cla::ExactAdmission> { return {}; };
+  v = cla::decide_admission(in);
+  BOOST_TEST(!v.admitted, "no answer: rack2's record and the own rack exceed RF 3's budget");
+  BOOST_TEST(v.reason.find("rack2") != std::string::npos, v.reason);
+}
+
 BOOST_AUTO_TEST_CASE(a_record_without_member_whose_node_is_up_is_stale) {
   auto in = input({record("vm5", "rack2", "h5")});  // vm5 has no member key
   in.up_host_ids = {"h5"};

@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(refused_admission_waits_asks_both_gates_at_every_poll_then_
 BOOST_AUTO_TEST_CASE(unsafe_nodetool_gate_does_not_ask_etcd) {
   Core core = started_core(coordinated());
   Driver d{core};
-  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}}; };
+  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}, {}}; };
   d.feed(doc(2, {kFreeze}));
   const Actions a = d.at(kDrainAt);
   BOOST_TEST(all_of<Admit>(a).empty());
@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(an_admission_no_drain_takes_is_released) {
   Core core = started_core(coordinated());
   core.on_document(doc(2, {kFreeze}), T0);
   BOOST_TEST(all_of<CheckSafety>(core.on_timer(kDrainAt)).size() == 1u);
-  BOOST_TEST(all_of<Admit>(core.on_safety(SafetyResult{true, "ok", {}}, kDrainAt)).size() == 1u);
+  BOOST_TEST(all_of<Admit>(core.on_safety(SafetyResult{true, "ok", {}, {}}, kDrainAt)).size() == 1u);
   core.on_document(doc(3, {}), kDrainAt);  // cancelled while etcd answers
   const Actions a = core.on_admission(AdmissionOutcome{}, kDrainAt);
   BOOST_TEST(steps(a).empty());

@@ -94,7 +94,7 @@ inline std::vector<MaintenancePhase> phases(const Actions& actions) {
 struct Driver {
   Core& core;
   WallTime now = T0;
-  std::function<SafetyResult()> safety = [] { return SafetyResult{true, "ok", {}}; };
+  std::function<SafetyResult()> safety = [] { return SafetyResult{true, "ok", {}, {}}; };
   std::function<StepOutcome(Step)> step = [](Step) { return StepOutcome{true, false, ""}; };
   std::function<ApprovalOutcome(const std::string&)> approval = [](const std::string&) {
     return ApprovalOutcome{ApprovalResult::ok, ""};

@@ -62,7 +62,7 @@ BOOST_AUTO_TEST_CASE(an_event_first_seen_started_is_drained_at_once_without_the_
     BOOST_TEST_CONTEXT(row.name) {
       Core core = started_core();
       Driver d{core};
-      d.safety = [] { return SafetyResult{false, "the gate must not be asked", {"rack2"}}; };
+      d.safety = [] { return SafetyResult{false, "the gate must not be asked", {"rack2"}, {}}; };
       Actions a = d.feed(doc(2, {row.event}));
       BOOST_TEST(fields_of(a, "impact_without_drain").at("emergency").as_bool());
       BOOST_TEST(all_of<CheckSafety>(a).empty());
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_no_impact_freeze_an_operator_enabled_that_starts_is_quiet
 BOOST_AUTO_TEST_CASE(started_while_the_gate_waits_is_drained_as_an_emergency) {
   Core core = started_core();
   Driver d{core};
-  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}}; };
+  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}, {}}; };
   const EventSpec scheduled{.type = "Freeze", .not_before_in = 60s, .duration_s = 20};
   Actions a = d.feed_at(T0 + 31s, doc(2, {scheduled}));
   BOOST_TEST(logged(a, "unsafe_to_drain"));
@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(a_drain_under_way_when_the_event_starts_goes_on) {
   Driver d{core};
   d.feed(doc(2, {{.type = "Reboot"}}));
   core.on_timer(T0 + 15min - 30s);
-  core.on_safety({true, "ok", {}}, T0 + 15min - 30s);
+  core.on_safety({true, "ok", {}, {}}, T0 + 15min - 30s);
   // disablebinary is done; the event starts while disablegossip runs.
   core.on_step_done(Step::disable_binary, {true, false, ""}, T0 + 15min - 29s);
   Actions a =
@@ -315,7 +315,7 @@ BOOST_AUTO_TEST_CASE(the_drain_starts_early_by_the_measured_gate_and_drain_time)
   const WallTime asked = T0 + 10min - 30s;
   Actions a = core.on_timer(asked);
   BOOST_REQUIRE(all_of<CheckSafety>(a).size() == 1u);
-  a = core.on_safety({true, "ok", {}}, asked + 4s);
+  a = core.on_safety({true, "ok", {}, {}}, asked + 4s);
   BOOST_TEST(fields_of(a, "drain_started").at("expected_drain_s").as_double() == 0.0);
   core.on_step_done(Step::disable_binary, {true, false, ""}, asked + 7s);
   a = core.on_step_done(Step::disable_gossip, {true, false, ""}, asked + 10s);
@@ -330,7 +330,7 @@ BOOST_AUTO_TEST_CASE(the_drain_starts_early_by_the_measured_gate_and_drain_time)
   BOOST_TEST((*core.next_wakeup(d.now) == T0 + 30min - 30s - 15s), "earlier by 10 s x1.5");
   a = core.on_timer(T0 + 30min - 45s);
   BOOST_REQUIRE(all_of<CheckSafety>(a).size() == 1u);
-  a = core.on_safety({true, "ok", {}}, T0 + 30min - 45s);
+  a = core.on_safety({true, "ok", {}, {}}, T0 + 30min - 45s);
   BOOST_TEST(fields_of(a, "drain_started").at("expected_drain_s").as_double() == 15.0);
 }
 

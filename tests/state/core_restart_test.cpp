@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(restart_mid_drain_resumes_at_the_next_step_without_repeatin
   d.feed(doc(2, {{.type = "Reboot"}}));
   // Killed while disablegossip ran: disablebinary is done and persisted.
   Actions a = first.on_timer(T0 + 15min - 30s);
-  a = first.on_safety({true, "ok", {}}, T0 + 15min - 30s);
+  a = first.on_safety({true, "ok", {}, {}}, T0 + 15min - 30s);
   a = first.on_step_done(Step::disable_binary, {true, false, ""}, T0 + 15min - 29s);
   AgentState on_disk = first.state();
 
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(a_step_done_but_not_persisted_is_adopted_from_the_node_at_s
   Driver d{first};
   d.feed(doc(2, {{.type = "Freeze", .duration_s = 30}}));
   first.on_timer(T0 + 15min - 30s);
-  first.on_safety({true, "ok", {}}, T0 + 15min - 30s);
+  first.on_safety({true, "ok", {}, {}}, T0 + 15min - 30s);
   first.on_step_done(Step::disable_binary, {true, false, ""}, T0 + 15min - 29s);
   const AgentState on_disk = first.state();
   BOOST_REQUIRE(!on_disk.node.gossip_disabled);

@@ -234,7 +234,7 @@ BOOST_AUTO_TEST_CASE(not_before_past_or_empty_drains_at_once_and_days_ahead_wait
 BOOST_AUTO_TEST_CASE(user_event_drains_at_once_without_the_gate_and_approves) {
   Core core = started_core();
   Driver d{core};
-  d.safety = [] { return SafetyResult{false, "never asked", {"rack2"}}; };
+  d.safety = [] { return SafetyResult{false, "never asked", {"rack2"}, {}}; };
   Actions a = d.feed(doc(2, {{.type = "Reboot", .source = EventSource::user}}));
   BOOST_TEST(all_of<CheckSafety>(a).empty());
   BOOST_TEST((steps(a) == kDisableAndFlush));
@@ -294,7 +294,7 @@ BOOST_AUTO_TEST_CASE(shared_event_is_drained_but_approved_only_when_allowed) {
 BOOST_AUTO_TEST_CASE(unsafe_then_safe_waits_and_rechecks_at_every_poll) {
   Core core = started_core();
   Driver d{core};
-  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}}; };
+  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}, {}}; };
   const auto reboot = doc(2, {{.type = "Reboot"}});
   d.feed(reboot);
   Actions a = d.at(T0 + 15min - 30s);
@@ -309,17 +309,41 @@ BOOST_AUTO_TEST_CASE(unsafe_then_safe_waits_and_rechecks_at_every_poll) {
   BOOST_TEST(all_of<CheckSafety>(a).size() == 1u, "asked again at the next poll");
   BOOST_TEST(!logged(a, "unsafe_to_drain"), "logged once per event");
 
-  d.safety = [] { return SafetyResult{true, "ok", {}}; };
+  d.safety = [] { return SafetyResult{true, "ok", {}, {}}; };
   d.now += 1s;
   a = d.feed(reboot);
   BOOST_TEST((steps(a) == kDisableAndFlush));
   BOOST_TEST(approvals(a).size() == 1u);
 }
 
+// The replication verdict's exact fields (SPEC 3.4) reach unsafe_to_drain and drain_forced_unsafe as given,
+// with the racks and the line for people beside them.
+BOOST_AUTO_TEST_CASE(unsafe_lines_carry_the_verdicts_exact_fields) {
+  Core core = started_core();
+  Driver d{core};
+  const boost::json::object exact{{"keyspace", "lifecycle"}, {"start_token", "-9"},
+                                  {"end_token", "5"},        {"needed", 2},
+                                  {"available", 1},          {"down", {"127.0.1.2"}}};
+  d.safety = [&] { return SafetyResult{false, "keyspace lifecycle short", {"rack2"}, exact}; };
+  const auto reboot = doc(2, {{.type = "Reboot"}});
+  d.feed(reboot);
+  for (const Actions& a : {d.at(T0 + 15min - 30s), d.at(T0 + 15min - 10s)}) {
+    const auto lines = all_of<LogAction>(a);
+    const auto line = std::find_if(lines.begin(), lines.end(), [](const LogAction& l) {
+      return l.msg == "unsafe_to_drain" || l.msg == "drain_forced_unsafe";
+    });
+    BOOST_REQUIRE(line != lines.end());
+    for (const auto& [key, value] : exact) BOOST_TEST(line->fields.at(key) == value, line->msg << " " << key);
+    BOOST_TEST(line->fields.at("down_racks") == boost::json::array{"rack2"});
+    BOOST_TEST(line->fields.at("detail") == "keyspace lifecycle short");
+    BOOST_TEST(!line->fields.contains("reason"), "a short range is named by its fields, not a reason");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(unsafe_until_the_forced_instant_drains_but_never_approves) {
   Core core = started_core();
   Driver d{core};
-  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}}; };
+  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}, {}}; };
   const auto reboot = doc(2, {{.type = "Reboot"}});
   d.feed(reboot);
   d.at(T0 + 15min - 30s);
@@ -358,7 +382,7 @@ BOOST_AUTO_TEST_CASE(no_restore_starts_while_an_approval_is_in_flight) {
   d.now = T0 + 15min - 30s;
   Actions a = core.on_timer(d.now);  // the drain is due: run it by hand, up to the approval
   BOOST_REQUIRE(all_of<CheckSafety>(a).size() == 1u);
-  a = core.on_safety(SafetyResult{true, "ok", {}}, d.now);
+  a = core.on_safety(SafetyResult{true, "ok", {}, {}}, d.now);
   while (!steps(a).empty()) a = core.on_step_done(steps(a).front(), StepOutcome{true, false, ""}, d.now);
   BOOST_REQUIRE((approvals(a) == std::vector<std::string>{"E1"}));
 
@@ -432,7 +456,7 @@ BOOST_AUTO_TEST_CASE(a_safe_verdict_whose_event_vanished_is_not_used_for_a_later
   core.on_document(doc(2, {{.id = "A", .type = "Freeze", .not_before_in = 0s, .duration_s = 30}}), T0);
   // The check is in flight when the event is cancelled; its "safe" answer comes after.
   core.on_document(doc(3, {}), T0 + 1s);
-  Actions a = core.on_safety({true, "ok", {}}, T0 + 2s);
+  Actions a = core.on_safety({true, "ok", {}, {}}, T0 + 2s);
   BOOST_TEST(steps(a).empty());
   a = d.feed_at(T0 + 1h,
                 doc(4, {{.id = "B", .type = "Freeze", .not_before_in = std::nullopt, .duration_s = 30}}));
@@ -442,12 +466,12 @@ BOOST_AUTO_TEST_CASE(a_safe_verdict_whose_event_vanished_is_not_used_for_a_later
 BOOST_AUTO_TEST_CASE(an_old_unsafe_verdict_does_not_force_a_new_event_without_asking) {
   Core core = started_core();
   Driver d{core};
-  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}}; };
+  d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}, {}}; };
   d.feed(doc(2, {{.id = "A", .type = "Freeze", .duration_s = 30}}));
   Actions a = d.at(T0 + 15min - 30s);
   BOOST_TEST(logged(a, "unsafe_to_drain"));
   d.feed_at(T0 + 15min - 29s, doc(3, {}));  // A cancelled while unsafe
-  d.safety = [] { return SafetyResult{true, "ok", {}}; };
+  d.safety = [] { return SafetyResult{true, "ok", {}, {}}; };
   // B has no NotBefore: were the old verdict used, B would be force-drained at once and never approved.
   a = d.feed_at(T0 + 1h,
                 doc(4, {{.id = "B", .type = "Freeze", .not_before_in = std::nullopt, .duration_s = 30}}));

@@ -71,6 +71,18 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "config error: t.json: policy.hold_between_events_s: must be between 0 and 3600, got -1"},
       {R"({"topology": {"replication_factor": 10}})",
        "config error: t.json: topology.replication_factor: must be between 1 and 9, got 10"},
+      {R"({"topology": {"consistency": "local_quorum"}})",
+       "config error: t.json: topology.consistency: must be one of LOCAL_QUORUM, QUORUM, EACH_QUORUM, "
+       "LOCAL_ONE, ONE; got string \"local_quorum\""},
+      {R"({"topology": {"consistency": "ALL"}})",
+       "config error: t.json: topology.consistency: must be one of LOCAL_QUORUM, QUORUM, EACH_QUORUM, "
+       "LOCAL_ONE, ONE; got string \"ALL\""},
+      {R"({"topology": {"consistency": 2}})",
+       "config error: t.json: topology.consistency: expected string, got integer 2"},
+      {R"({"topology": {"schema_refresh_s": 9}})",
+       "config error: t.json: topology.schema_refresh_s: must be between 10 and 86400, got 9"},
+      {R"({"topology": {"schema_refresh_s": 86401}})",
+       "config error: t.json: topology.schema_refresh_s: must be between 10 and 86400, got 86401"},
       {R"({"cassandra": {"command_timeout_s": 0}})",
        "config error: t.json: cassandra.command_timeout_s: must be between 1 and 3600, got 0"},
       {R"({"topology": {"fault_domain_racks": {"0": "rack1", "x": "rack2"}}})",

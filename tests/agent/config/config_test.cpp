@@ -35,6 +35,8 @@ constexpr std::string_view kSpecDefaults = R"({
   },
   "topology": {
     "replication_factor": 3,
+    "consistency": "LOCAL_QUORUM",
+    "schema_refresh_s": 300,
     "fault_domain_racks": { "0": "rack1", "1": "rack2", "2": "rack3" }
   },
   "policy": {
@@ -97,6 +99,8 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_every_spec_default) {
   BOOST_TEST(c.cassandra.command_timeout_s.count() == 120);
   BOOST_TEST(c.cassandra.restart_command.empty());
   BOOST_TEST(c.topology.replication_factor == 3);
+  BOOST_TEST((c.topology.consistency == cla::Consistency::local_quorum));
+  BOOST_TEST(c.topology.schema_refresh_s.count() == 300);
   BOOST_TEST((c.topology.fault_domain_racks ==
               std::map<int, std::string>{{0, "rack1"}, {1, "rack2"}, {2, "rack3"}}));
   BOOST_TEST(c.policy.drain_lead_s.count() == 30);
@@ -160,7 +164,7 @@ BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
   c.cassandra.nodetool = {"nodetool-sim", "--cluster", "/tmp/c.json"};
   c.cassandra.command_timeout_s = 5s;
   c.cassandra.restart_command = {"systemctl", "restart", "cassandra"};
-  c.topology = {5, {{0, "r1"}, {1, "r2"}, {10, "r11"}}};
+  c.topology = {5, cla::Consistency::each_quorum, 45s, {{0, "r1"}, {1, "r2"}, {10, "r11"}}};
   c.policy = {60s, 60s, 0s, 30s, false, true, false};
   c.hooks.notify = {"/usr/local/bin/notify", "--to", "ops"};
   c.state_file = "state/s.json";
@@ -183,8 +187,14 @@ BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
                          "hold_between_events_s": 0}})",
            R"({"policy": {"drain_lead_s": 3600, "unsafe_drain_lead_s": 3600, "no_impact_freeze_max_s": 3600,
                          "hold_between_events_s": 3600}})",
-           R"({"topology": {"replication_factor": 1}, "cassandra": {"command_timeout_s": 1}})",
-           R"({"topology": {"replication_factor": 9}, "cassandra": {"command_timeout_s": 3600}})",
+           R"({"topology": {"replication_factor": 1, "schema_refresh_s": 10},
+               "cassandra": {"command_timeout_s": 1}})",
+           R"({"topology": {"replication_factor": 9, "schema_refresh_s": 86400},
+               "cassandra": {"command_timeout_s": 3600}})",
+           R"({"topology": {"consistency": "QUORUM"}})",
+           R"({"topology": {"consistency": "EACH_QUORUM"}})",
+           R"({"topology": {"consistency": "LOCAL_ONE"}})",
+           R"({"topology": {"consistency": "ONE"}})",
            R"({"node": {"fault_domain": 2}, "http": {"listen": "[::1]:9137"}, "log": {"level": "debug"}})",
            R"({"imds": {"endpoint": "http://127.0.0.1:8080/", "api_version": "2019-08-01"}})",
            R"({"imds": {"endpoint": "HTTP://localhost:65535"}, "http": {"listen": "0.0.0.0:1"}})",

@@ -23,7 +23,7 @@ std::string one_node(const std::string& node_fields) {
 
 BOOST_AUTO_TEST_CASE(init_cluster_layout) {
   const auto cluster =
-      cla::make_sim_cluster(cla::SimInitOptions{{"dc1", "dc2"}, 3, 3, "127.0.1.", 16, "calls.jsonl"}, 7);
+      cla::make_sim_cluster(cla::SimInitOptions{{"dc1", "dc2"}, 3, 3, "127.0.1.", 16, "calls.jsonl", {}}, 7);
   BOOST_REQUIRE(cluster.datacenters.size() == 2u);
   BOOST_TEST(cluster.datacenters[1].name == "dc2");
   BOOST_TEST(cluster.datacenters[1].racks[2].name == "rack3");

@@ -1,0 +1,192 @@
+// The gate's I/O (SPEC 3.4): each check's `nodetool status` (+ `info` once), and the schema refresh
+// (`describecluster` and `ring`) at start, on an event seen, and before a check when older than
+// topology.schema_refresh_s. The answer itself is decide_gate's (cassandra/replication_gate.hpp, pure).
+#include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include "agent/daemon/daemon.hpp"
+#include "agent/log.hpp"
+#include "cassandra/describecluster_parser.hpp"
+#include "cassandra/info_parser.hpp"
+#include "cassandra/node_identity.hpp"
+#include "cassandra/replication_gate.hpp"
+#include "cassandra/ring_parser.hpp"
+#include "cassandra/status_parser.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+using namespace boost::asio::experimental::awaitable_operators;
+
+namespace {
+
+// Why an output cannot be parsed: the command failed, or it printed more than its limit (a listing cut short
+// must never read as a shorter cluster). "" when it can. `what` follows the subcommand in the text.
+std::string unusable(const CommandOutcome& out, const char* subcommand, const char* what = "") {
+  if (!out.ok()) return "nodetool " + std::string(subcommand) + " failed" + what + ": " + out.summary();
+  if (!out.truncated) return "";
+  log_line(LogLevel::error, "nodetool_output_truncated",
+           {{"subcommand", subcommand}, {"bytes", out.out.size()}, {"detail", out.summary()}});
+  return "nodetool " + std::string(subcommand) + " printed more than its output limit" + what + " (" +
+         std::to_string(out.out.size()) + " bytes kept)";
+}
+
+constexpr const char* kFailClosed = " (fail closed)";
+
+}  // namespace
+
+// `status` at every check; `info` beside the first one only (the host id does not change while Cassandra
+// runs, and each nodetool is a JVM start), or when the node is not in the status under its id (restarted as
+// another?).
+asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
+  CommandOutcome status, info;
+  const bool info_ran = own_host_id_.empty();
+  if (info_ran) {
+    std::tie(status, info) = co_await (nodetool("status") && nodetool("info"));
+  } else {
+    status = co_await nodetool("status");
+  }
+  if (auto why = unusable(status, "status", kFailClosed); !why.empty()) co_return make_error(why);
+  auto cluster = parse_nodetool_status(status.out);
+  if (!cluster)
+    co_return make_error("cannot read nodetool status" + std::string(kFailClosed) + ": " +
+                         cluster.error().message);
+  std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
+  if (!self) {
+    if (!info_ran) info = co_await nodetool("info");
+    if (auto why = unusable(info, "info", kFailClosed); !why.empty()) co_return make_error(why);
+    auto parsed = parse_nodetool_info(info.out);
+    if (!parsed)
+      co_return make_error("cannot read nodetool info" + std::string(kFailClosed) + ": " +
+                           parsed.error().message);
+    self = parsed.value();
+    own_host_id_ = self->host_id;
+  }
+  up_host_ids_.clear();
+  for (const auto& row : cluster->rows)
+    if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
+  if (coordinator_) coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
+  ClusterView view{std::move(*cluster), *self, ""};
+  view.address = address_of_host_id(view.status, self->host_id);
+  last_view_ = view;
+  co_return view;
+}
+
+// Reads the node's view of the cluster and asks the gate; a status that cannot be read is unsafe (fail
+// closed).
+asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
+  co_await schema_for_check();
+  auto view = co_await read_cluster_view();
+  if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
+  const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
+  const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
+  if (configured != view->self.rack)
+    log_line(LogLevel::error, "topology_mismatch",
+             {{"fault_domain", fault_domain_},
+              {"configured_rack", configured},
+              {"cassandra_rack", view->self.rack},
+              {"note", "the gate uses the rack nodetool reports"}});
+  const GateDecision d = decide_gate({view->status,
+                                      view->self,
+                                      view->address,
+                                      snapshot_.get(),
+                                      config_.topology.consistency,
+                                      config_.topology.replication_factor,
+                                      {}});
+  if (d.result.safe && d.verdict)
+    log_line(LogLevel::debug, "safe_to_drain",
+             {{"consistency", to_string(config_.topology.consistency)},
+              {"keyspaces_checked", d.verdict->keyspaces_checked},
+              {"ranges_checked", d.verdict->ranges_checked}});
+  co_return d.result;
+}
+
+// describecluster, then ring (2 runs whatever the number of keyspaces; a third, status, only while this
+// node's address is not known yet). Every keyspace that cannot be protected is reported once per refresh.
+asio::awaitable<void> Daemon::refresh_schema(std::string why) {
+  refreshing_ = true;
+  refresh_attempted_at_ = std::chrono::steady_clock::now();
+  Result<ReplicationSnapshot> snapshot = co_await read_schema();
+  if (!stopping_ && snapshot && !last_view_) (void)co_await read_cluster_view();
+  refreshing_ = false;
+  refresh_done_.cancel();  // a gate check waiting for this refresh goes on
+  if (stopping_) co_return;
+  if (!snapshot) {
+    snapshot_.reset();
+    log_line(
+        LogLevel::warning, "gate_fallback",
+        {{"reason", snapshot.error().message},
+         {"trigger", why},
+         {"replication_factor", config_.topology.replication_factor},
+         {"note", "the gate counts racks against topology.replication_factor until a refresh succeeds"}});
+    co_return;
+  }
+  snapshot_ = std::make_shared<const ReplicationSnapshot>(std::move(*snapshot));
+  std::vector<UnprotectableKeyspace> unprotectable;
+  if (last_view_)
+    unprotectable =
+        find_unprotectable(*snapshot_, VerdictNode{last_view_->address, last_view_->self.datacenter},
+                           config_.topology.consistency);
+  for (const auto& keyspace : unprotectable)
+    log_line(LogLevel::warning, "keyspace_unprotectable", unprotectable_log_fields(keyspace));
+  metrics_.set_unprotectable_keyspaces(unprotectable.size());
+  log_line(LogLevel::info, "schema_refreshed",
+           {{"trigger", why},
+            {"keyspaces", snapshot_->cluster.keyspaces ? snapshot_->cluster.keyspaces->size() : 0},
+            {"unprotectable", unprotectable.size()},
+            {"consistency", to_string(config_.topology.consistency)}});
+}
+
+// describecluster, then ring, into a snapshot; why not, when either cannot be read.
+asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
+  const CommandOutcome described = co_await nodetool("describecluster");
+  if (auto problem = unusable(described, "describecluster"); !problem.empty()) co_return make_error(problem);
+  auto cluster = parse_nodetool_describecluster(described.out);
+  if (!cluster) co_return make_error("cannot read nodetool describecluster: " + cluster.error().message);
+  if (stopping_) co_return make_error("stopping");
+  const CommandOutcome ring = co_await nodetool("ring");
+  if (auto problem = unusable(ring, "ring"); !problem.empty()) co_return make_error(problem);
+  auto table = parse_nodetool_ring(ring.out);
+  if (!table) co_return make_error("cannot read nodetool ring: " + table.error().message);
+  co_return make_replication_snapshot(std::move(*cluster), *table);
+}
+
+// At most once per topology.schema_refresh_s (an attempt counts), never two at once.
+void Daemon::maybe_refresh_schema(const char* why) {
+  if (refreshing_ || stopping_ ||
+      !schema_refresh_due(refresh_attempted_at_, std::chrono::steady_clock::now(),
+                          config_.topology.schema_refresh_s))
+    return;
+  refreshing_ = true;  // before the coroutine runs: a second trigger in this pass must not start another
+  spawn(refresh_schema(why), "refresh_schema");
+}
+
+// Before a gate check: a refresh under way is waited for, and one that is due is made first.
+asio::awaitable<void> Daemon::schema_for_check() {
+  if (!refreshing_ && schema_refresh_due(refresh_attempted_at_, std::chrono::steady_clock::now(),
+                                         config_.topology.schema_refresh_s)) {
+    refreshing_ = true;
+    co_await refresh_schema("check");
+  }
+  while (refreshing_ && !stopping_) co_await refresh_done_.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+// Admission (SPEC 9) by the same verdict over the last refresh and check, the recorded drains' nodes counted
+// unavailable; nullopt (the rack count) without a schema, or with a record that names no host.
+ExactAdmissionCheck Daemon::exact_admission() const {
+  if (!snapshot_ || !last_view_) return {};
+  return [snapshot = snapshot_, view = *last_view_, consistency = config_.topology.consistency,
+          rf = config_.topology.replication_factor](
+             const std::vector<DrainRecord>& counted) -> std::optional<ExactAdmission> {
+    std::vector<std::string> host_ids;
+    for (const auto& record : counted) {
+      if (record.host_id.empty()) return std::nullopt;
+      host_ids.push_back(record.host_id);
+    }
+    const GateDecision d = decide_gate({view.status, view.self, view.address, snapshot.get(), consistency, rf,
+                                        addresses_of_host_ids(view.status, host_ids)});
+    return ExactAdmission{d.result.safe, d.result.reason};
+  };
+}
+
+}  // namespace cla
