@@ -322,8 +322,8 @@ impact_figures() {
       total=$((total + seconds))
       margin=""
       if [[ $mode == agent ]]; then
-        done_ms=$(agent_log "$vm" | jq -r --arg id "$id" "$ts_ms"' select(.msg == "drain_completed" and
-          (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms' | head -n 1)
+        done_ms=$(agent_log "$vm" | jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "drain_completed"
+          and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty')
         if [[ -n $done_ms ]]; then
           margin=", drained $(awk -v a="${start% *}" -v d="$done_ms" 'BEGIN { printf "%.1f", (a - d) / 1000 }') s before"
         else
@@ -389,7 +389,7 @@ run_wave() {
   kill -TERM "$client"
   wait_until 600 "the client's read-back at ALL" client_done "$client"
   forget_pids "$client"
-  wait "$client" || die "the client's accounting does not add up (sent != answered + failed): $run_dir/summary.json"
+  wait "$client" || die "the client failed (or sent != answered + failed): $run_dir/client.err, $run_dir/summary.json"
   stop_all
   local impact_s
   impact_s=$(impact_figures)
