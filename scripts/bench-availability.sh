@@ -38,7 +38,8 @@ Prints a table per run (requests, failed, wrong, latency per phase; failures per
 and, in agent mode, each drain's margin before its impact), the spread over runs, then
   failed_agent=N failed_noagent=N failed_approve_now=N wrong_agent=N wrong_noagent=N lost_agent=N
   lost_noagent=N p99_agent_ms=N p99_noagent_ms=N
-(failed, wrong, lost summed over a mode's runs; p99 over all its requests; -1 for a mode not run).
+(failed, wrong (a wrong value or no row for an acknowledged write), lost summed over a mode's runs; p99 over
+all its requests; -1 for a mode not run).
 Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps the
 work dir (the agents' logs at debug level, each node's system.log after every step). About 8 minutes a run.
 EOF

@@ -6,7 +6,10 @@ run: one run's table from availability_client.py's request lines and summary and
      max_ms, impact_s, failed_per_impact_s).
 spread: over runs given as MODE=DIR (DIR/report ends with the totals line, DIR/requests holds the requests):
      per mode the runs' failed, wrong, lost, p99 and failures per impact-second (min, median, max), then the
-     SPEC 10 line over all runs of each mode: failed, wrong and lost summed, p99 over all their requests.
+     SPEC 10 line over all runs of each mode: failed, wrong and lost summed, p99 over all their requests. The
+     line's "wrong" counts every answered read whose value was not the acknowledged one: a wrong value, or no
+     row at all ("empty": a LOCAL_QUORUM read cannot miss a LOCAL_QUORUM write acknowledged before it was sent;
+     with Debian's driver it is a write's late answer handed to a read).
 "failed" counts every request that did not succeed (timed out and unanswered included); "timed_out" is the
 part that hit a timeout (the client's 2 s, or Cassandra's read/write timeout). "wrong" and "empty" are
 answered reads (a value never written for the key; no row for an acknowledged write).
@@ -114,7 +117,8 @@ def spread(args):
             return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
         print(f"{mode:<12} {len(dirs):>4} " + " ".join(f"{three(k):>22}" for k in keys))
         latencies = sorted(r[2] for d in dirs for r in read_requests(f"{d}/requests"))
-        line[mode] = {"failed": sum(int(t["failed"]) for t in totals), "wrong": sum(int(t["wrong"]) for t in totals),
+        line[mode] = {"failed": sum(int(t["failed"]) for t in totals),
+                      "wrong": sum(int(t["wrong"]) + int(t["empty"]) for t in totals),
                       "lost": sum(int(t["lost"]) for t in totals), "p99": round(percentile(latencies, 99))}
 
     def get(mode, key):
