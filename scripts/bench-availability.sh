@@ -25,7 +25,8 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
   starts again and, in agent mode, so does the agent (killed with the JVM) with a new boot id
   (CLA_BOOT_ID_FILE). The delayed impact of the Started event is the hook's too (IMPACT_HOOK_DELAY_DIR).
   Each impact is verified: the hook's exit status and the JVM frozen or gone when it landed (/proc, the
-  hook's record); an impact that did not land fails the bench. Between steps the bench waits until every
+  hook's record; a Freeze that starts while its VM is down for a Reboot approved with it is "absorbed", the
+  Reboot's landing verified instead); an impact that did not land fails the bench. Between steps the bench waits until every
   node is UN in every view (and, in agent mode, restored).
   --repeat N    N runs of each mode, the modes alternating (default 1)
   --runs LIST   comma-separated subset of noagent,approve_now,agent (default all three, in that order)
@@ -289,14 +290,23 @@ play_step() {
 }
 
 # verify_impact LABEL ID VMS: for each listed VM the hook played the start with exit 0 and its record says the
-# JVM was frozen (Freeze) or stopped (the others) right after; else the bench fails here.
+# JVM was frozen (Freeze) or stopped (the others) right after, or (a Freeze) that the VM was down already for
+# another impact of the same VM whose own record says it landed ("absorbed": both were approved together);
+# else the bench fails here.
 verify_impact() {
-  local label=$1 id=$2 vm exit_ok landed
+  local label=$1 id=$2 vm exit_ok landed down_by
   for vm in $3; do
     exit_ok=$(jq -rR --arg id "$id" --arg vm "$vm" 'fromjson? |
       select(.impact_hook == "start" and .event_id == $id and .vm == $vm) | .ok' "$run_dir/emulator.err" | tail -n 1)
     landed=$(jq -r --arg id "$id" --arg vm "$vm" 'select(.phase == "start" and .event_id == $id and .vm == $vm) |
-      "\(.landed) \(.state_before)->\(.state)"' "$run_dir/impacts.jsonl" 2>/dev/null | tail -n 1)
+      "\(.landed) \(.state_before)->\(.state) \(.down_by // "")"' "$run_dir/impacts.jsonl" 2>/dev/null | tail -n 1)
+    if [[ $exit_ok == true && $landed == absorbed* ]]; then
+      down_by=${landed##* }
+      [[ $(jq -r --arg id "$down_by" --arg vm "$vm" 'select(.phase == "start" and .event_id == $id and .vm == $vm) |
+        .landed' "$run_dir/impacts.jsonl" | tail -n 1) == true ]] ||
+        die "$label: $id on $vm was absorbed by $down_by, whose impact did not land; logs: $run_dir"
+      continue
+    fi
     [[ $exit_ok == true && $landed == true* ]] ||
       die "$label: the impact of $id did not land on $vm (hook ok: ${exit_ok:-no hook run}; record: ${landed:-none}); logs: $run_dir"
   done
@@ -312,13 +322,16 @@ impact_figures() {
     type=$(jq -r .type <<<"$body")
     for vm in $(jq -r '.resources[]' <<<"$body"); do
       start=$(jq -r --arg id "$id" --arg vm "$vm" 'select(.phase == "start" and .event_id == $id and .vm == $vm) |
-        "\(.t_ms) \(.state)"' "$run_dir/impacts.jsonl" | tail -n 1)
-      if [[ $type == Freeze ]]; then
+        "\(.t_ms) \(if .landed == "absorbed" then "down for \(.down_by) (absorbed)" else .state end)"' \
+        "$run_dir/impacts.jsonl" | tail -n 1)
+      if [[ $start == *absorbed* ]]; then
+        seconds=0 # the VM was down for another impact, counted there
+      elif [[ $type == Freeze ]]; then
         seconds=$(jq -r .duration_s <<<"$body")
       else
         end=$(jq -r --arg id "$id" --arg vm "$vm" 'select(.phase == "end" and .event_id == $id and .vm == $vm) | .t_ms' \
           "$run_dir/impacts.jsonl" | tail -n 1)
-        seconds=$(((${end:-${start% *}} - ${start% *}) / 1000))
+        seconds=$(((${end:-${start%% *}} - ${start%% *}) / 1000))
       fi
       total=$((total + seconds))
       margin=""
@@ -326,12 +339,12 @@ impact_figures() {
         done_ms=$(agent_log "$vm" | jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "drain_completed"
           and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty')
         if [[ -n $done_ms ]]; then
-          margin=", drained $(awk -v a="${start% *}" -v d="$done_ms" 'BEGIN { printf "%.1f", (a - d) / 1000 }') s before"
+          margin=", drained $(awk -v a="${start%% *}" -v d="$done_ms" 'BEGIN { printf "%.1f", (a - d) / 1000 }') s before"
         else
           margin=", NOT drained before"
         fi
       fi
-      echo "   impact: $type $id on $vm: JVM ${start#* } at $(date -d "@$((${start% *} / 1000))" +%T), ${seconds} s$margin" \
+      echo "   impact: $type $id on $vm: JVM ${start#* } at $(date -d "@$((${start%% *} / 1000))" +%T), ${seconds} s$margin" \
         >>"$run_dir/impacts.txt"
     done
   done <"$run_dir/events"
