@@ -48,7 +48,8 @@ class RealAgent {
 
   const std::string& address() const { return address_; }
   std::string vm() const { return "vm" + std::to_string(k_); }
-  // Starts the agent and waits for agent_started (its start-up asks nodetool: seconds on a real node).
+  // Starts the agent and waits until its start-up is over (it asks nodetool statusgossip and statusbinary:
+  // seconds on a real node) and it polls IMDS.
   void start();
   void kill();  // SIGKILL, reaped
   int stop();   // SIGTERM; the exit code

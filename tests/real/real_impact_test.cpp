@@ -160,11 +160,12 @@ BOOST_FIXTURE_TEST_CASE(a_freeze_then_a_reboot_keeps_the_node_out_between_them, 
        {"complete_after_s", complete_after_s}});
   require_impact(jvm, "frozen", freeze_started, kMargin, std::chrono::seconds(freeze_s) - 500ms);
 
-  const auto deferred = agent.wait_for("restore_deferred", secs(until(freeze_removal) + kPoll), reboot);
+  const auto deferred =
+      agent.wait_for("restore_deferred", secs(until(freeze_removal) + kPoll + kMargin), reboot);
   BOOST_TEST(deferred.at("gap_s").to_number<double>() <= 120.0, "within hold_between_events_s");
   BOOST_TEST_MESSAGE("restore_deferred: " << boost::json::serialize(deferred));
   // Drained for it already: only nodetool drain (the flush) is left, then the approval.
-  agent.wait_for("drain_completed", secs(until(freeze_removal) + kPoll + kNodetoolCall), reboot);
+  agent.wait_for("drain_completed", secs(until(freeze_removal) + kPoll + kNodetoolCall + kMargin), reboot);
   agent.wait_for("event_approved", secs(kPoll + kMargin), reboot);
   const WallTime reboot_started = approved_at(*emulator, reboot);
   require_impact(jvm, "gone", reboot_started, kMargin, std::chrono::seconds(complete_after_s) - 500ms);
