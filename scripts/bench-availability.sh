@@ -1,66 +1,132 @@
 #!/usr/bin/env bash
-# Client availability through a maintenance wave on the real 3-node cluster (SPEC 10, issue 8).
+# Client availability through a maintenance wave on the real cluster (SPEC 10, issues 8 and 21).
 set -euo pipefail
 export LC_ALL=C
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bench-availability.sh [--bin-dir DIR] [--runs LIST] [--rate N] [--notice-s N] [--freeze-s N]
-                                     [--reboot-s N]
-  The cluster of scripts/cassandra-cluster.sh (started if not every node runs) under a client at
-  LOCAL_QUORUM (scripts/bench/availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s,
-  default 40, half writes) through the same wave once per run:
+Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--driver debian|pypi]
+                                     [--nodes 3|6] [--coordinated] [--rate N] [--notice-s N] [--reboot-s N]
+                                     [--bin-dir DIR]
+  The cluster of scripts/cassandra-cluster.sh (started if not every node runs; 6 nodes: two per rack, in
+  build/cassandra-cluster-6) under an open-loop auditing client at LOCAL_QUORUM (scripts/bench/
+  availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s, default 50, half writes,
+  every write a new key, every read's value checked, every acknowledged write read back at ALL after the run)
+  through one wave per run, in each mode:
     noagent      nobody approves: each event starts at NotBefore, its impact lands on a serving node
-    approve_now  the docs' sample behaviour: every Scheduled event approved at once, no drain
-    agent        build/bin/cassandra-lifecycle-agent beside each node (drain, approve, restore)
-  The wave, one rack at a time: a platform Freeze of --freeze-s (default 20) then a Reboot that keeps the
-  VM down --reboot-s (default 15), each with --notice-s (default 60) of notice, played on the node by
-  imds-emulator --impact-hook scripts/cluster/impact-hook.sh. Between steps the bench waits until every node is UN
-  in every view. Prints a table per run, then
-    failed_agent=N failed_noagent=N failed_approve_now=N p99_agent_ms=N p99_noagent_ms=N
+    approve_now  the docs' sample: every Scheduled event approved at once, no drain
+    agent        build/bin/cassandra-lifecycle-agent beside each node, its default config but for the rig's
+                 endpoints, paths and nodetool (drain, approve, restore)
+  The wave, one rack at a time (an event lists every VM of the rack), --notice-s (default 60) of notice:
+    rack1 a 5 s Freeze; rack2 a 20 s Freeze; rack3 a 10 s Freeze and a Reboot whose NotBefore is 45 s after
+    the Freeze's end; rack1 a 20 s Freeze that appears already Started, its impact 10 s later.
+  imds-emulator --impact-hook scripts/cluster/impact-hook.sh plays each impact on the node: a Freeze SIGSTOPs
+  the JVM; a Reboot kills it and, --reboot-s (default 15) later when the event ends, boots the VM: Cassandra
+  starts again and, in agent mode, so does the agent (killed with the JVM) with a new boot id
+  (CLA_BOOT_ID_FILE). The delayed impact of the Started event is the hook's too (IMPACT_HOOK_DELAY_DIR).
+  Each impact is verified: the hook's exit status and the JVM frozen or gone when it landed (/proc, the
+  hook's record; a Freeze that starts while its VM is down for a Reboot approved with it is "absorbed", the
+  Reboot's landing verified instead); an impact that did not land fails the bench. Between steps the bench waits until every
+  node is UN in every view (and, in agent mode, restored).
+  --repeat N    N runs of each mode, the modes alternating (default 1)
   --runs LIST   comma-separated subset of noagent,approve_now,agent (default all three, in that order)
-Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps logs
-  (the agents' at debug level, each node's system.log after every step) to correlate failures with.
-Takes about 8 minutes per run.
+  --hog         two busy loops hold both cores during every run
+  --driver      debian: Debian's python3-cassandra (default); pypi: the newest cassandra-driver from PyPI in
+                a venv under build/bench-venv-pypi
+  --nodes 6     two nodes per rack (each event lists both VMs of its rack)
+  --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
+Prints a table per run (requests, failed, wrong, latency per phase; failures per impact-second; the impacts
+and, in agent mode, each drain's margin before its impact), the spread over runs, then
+  failed_agent=N failed_noagent=N failed_approve_now=N wrong_agent=N wrong_noagent=N lost_agent=N
+  lost_noagent=N p99_agent_ms=N p99_noagent_ms=N
+(failed, wrong (a wrong value or no row for an acknowledged write), lost summed over a mode's runs; p99 over
+all its requests; -1 for a mode not run).
+Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps the
+work dir (the agents' logs at debug level, each node's system.log after every step). About 8 minutes a run.
 EOF
 }
 
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$cla_root
-bin_dir=$root/build/bin runs=noagent,approve_now,agent rate=40 notice_s=60 freeze_s=20 reboot_s=15
+bin_dir=$root/build/bin modes=noagent,approve_now,agent repeat=1 rate=50 notice_s=60 reboot_s=15
+hog=0 driver=debian node_count=3 coordinated=0
 while (($#)); do
   case $1 in
     --bin-dir) bin_dir=${2:?--bin-dir needs a directory}; shift 2 ;;
-    --runs) runs=${2:?--runs needs a list}; shift 2 ;;
+    --runs) modes=${2:?--runs needs a list}; shift 2 ;;
+    --repeat) repeat=${2:?--repeat needs a number}; shift 2 ;;
     --rate) rate=${2:?--rate needs a number}; shift 2 ;;
     --notice-s) notice_s=${2:?--notice-s needs seconds}; shift 2 ;;
-    --freeze-s) freeze_s=${2:?--freeze-s needs seconds}; shift 2 ;;
     --reboot-s) reboot_s=${2:?--reboot-s needs seconds}; shift 2 ;;
+    --hog) hog=1; shift ;;
+    --driver) driver=${2:?--driver needs debian or pypi}; shift 2 ;;
+    --nodes) node_count=${2:?--nodes needs 3 or 6}; shift 2 ;;
+    --coordinated) coordinated=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
+done
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || usage_error "--repeat must be a positive number, not '$repeat'"
+[[ $node_count == 3 || $node_count == 6 ]] || usage_error "--nodes must be 3 or 6, not '$node_count'"
+[[ $driver == debian || $driver == pypi ]] || usage_error "--driver must be debian or pypi, not '$driver'"
+IFS=, read -ra wanted <<<"$modes"
+for mode in "${wanted[@]}"; do
+  [[ $mode == noagent || $mode == approve_now || $mode == agent ]] || usage_error "unknown mode '$mode'"
 done
 progress() { echo "   $(date +%T) $*"; }
 
 cluster=$root/scripts/cassandra-cluster.sh
 require_tools --hint scripts/install-deps.sh jq curl || exit 1
 require_bins "$bin_dir" "--bin-dir" cassandra-lifecycle-agent imds-emulator || exit 1
-/usr/bin/python3 -I -c 'import cassandra' 2>/dev/null || die "python3-cassandra is missing (scripts/install-deps.sh)"
 [[ $("$bin_dir/imds-emulator" --help 2>&1) == *--impact-hook* ]] || die "imds-emulator has no --impact-hook"
 
-export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$root/build/cassandra-cluster}
+# ---- the client's driver ------------------------------------------------------------------------------------------
+if [[ $driver == debian ]]; then
+  client_python=/usr/bin/python3
+  "$client_python" -I -c 'import cassandra' 2>/dev/null || die "python3-cassandra is missing (scripts/install-deps.sh)"
+else
+  venv=$root/build/bench-venv-pypi
+  [[ -x $venv/bin/python ]] || /usr/bin/python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
+  "$venv/bin/python" -m pip install --quiet --upgrade cassandra-driver || die "pip could not install cassandra-driver"
+  client_python=$venv/bin/python
+fi
+say "client driver: cassandra-driver $("$client_python" -I -c 'import cassandra; print(cassandra.__version__)') ($driver)"
+
+# ---- the cluster --------------------------------------------------------------------------------------------------
+default_dir=$root/build/cassandra-cluster
+((node_count == 6)) && default_dir+=-6
+export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$default_dir}
 # (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
 nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
 if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
   "$cluster" stop >/dev/null
-  "$cluster" start
+  "$cluster" start --nodes "$node_count"
 fi
 mapfile -t addresses < <("$cluster" status | jq -r .address)
-((${#addresses[@]} == 3)) || die "the bench needs the 3-node cluster (found ${#addresses[@]} nodes)"
+((${#addresses[@]} == node_count)) || die "expected $node_count nodes in $CASSANDRA_CLUSTER_DIR, found ${#addresses[@]}"
+# VM k (1-based) is node k, fault domain (k-1)%3, rack (k-1)%3+1 (cassandra-cluster.sh's layout).
+vms=() vm_specs=() hook_nodes=""
+for ((k = 1; k <= node_count; k++)); do
+  vms+=("vm$k")
+  vm_specs+=("vm$k,$(((k - 1) % 3))")
+  hook_nodes+="${hook_nodes:+,}vm$k=${addresses[k - 1]}"
+done
+rack_vms() { # RACK (1..3) -> the rack's VMs, as a JSON array
+  local k list=()
+  for ((k = $1; k <= node_count; k += 3)); do list+=("vm$k"); done
+  printf '%s\n' "${list[@]}" | jq -R . | jq -sc .
+}
 
 make_work_dir cla-bench-availability # removed at exit unless BENCH_KEEP=1 or the bench failed
 keep_work=${BENCH_KEEP:-0} kept_note="logs kept in %s"
+if ((coordinated)); then
+  # shellcheck source=demo/demo_coordination.sh
+  source "$root/scripts/demo/demo_coordination.sh" # start_etcd: 3 members on free loopback ports, in $work/etcd
+  start_etcd
+  say "etcd: ${etcd_endpoints[*]}"
+fi
+
 pids=() # the current run's processes, stopped after it
 track() { # PID: one of the run's processes
   pids+=("$1")
@@ -71,135 +137,295 @@ stop_all() {
   pids=()
 }
 
-# Every node answers CQL (cheap: no JVM), then every node's view shows every node UN (a nodetool JVM each).
+# Every node answers CQL (cheap: no JVM), then every node's view shows every node UN (a nodetool JVM each, in
+# parallel).
 cql_everywhere() {
   local a
   for a in "${addresses[@]}"; do (exec 3<>"/dev/tcp/$a/9042") 2>/dev/null || return 1; done
 }
 all_un_everywhere() {
-  local a
+  local a views ok=0 ps=() p
   cql_everywhere || return 1
+  views=$(mktemp -d "$work/views.XXXXXX")
   for a in "${addresses[@]}"; do
-    [[ $("$cluster" nodetool "$a" status 2>/dev/null | grep -c '^UN ') == 3 ]] || return 1
+    "$cluster" nodetool "$a" status >"$views/$a" 2>/dev/null &
+    ps+=($!)
   done
+  for p in "${ps[@]}"; do wait "$p" || ok=1; done
+  for a in "${addresses[@]}"; do [[ $(grep -c '^UN ' "$views/$a") == "$node_count" ]] || ok=1; done
+  rm -rf "$views"
+  return "$ok"
 }
-wait_poll_s=1
 
-# ---- one run ----------------------------------------------------------------------------------------------
-start_run_emulator() { # run_dir restart(1|0)
-  local dir=$1 k
-  IMPACT_HOOK_RESTART=$2 IMPACT_HOOK_NODES="vm1=${addresses[0]},vm2=${addresses[1]},vm3=${addresses[2]}" \
-    IMPACT_HOOK_LOG=$dir/impact-hook-start.log \
-    start_emulator "$bin_dir/imds-emulator" "$dir" vm1,0 vm2,1 vm3,2 -- \
+# ---- one run: the emulator, the approver or the agents, the client ------------------------------------------------
+start_run_emulator() { # run_dir
+  local dir=$1 vm
+  mkdir -p "$dir/delay"
+  IMPACT_HOOK_RESTART=1 IMPACT_HOOK_NODES=$hook_nodes IMPACT_HOOK_LOG=$dir/impact-hook-start.log \
+    IMPACT_HOOK_RECORD=$dir/impacts.jsonl IMPACT_HOOK_DELAY_DIR=$dir/delay \
+    start_emulator "$bin_dir/imds-emulator" "$dir" "${vm_specs[@]}" -- \
     --impact-hook "$root/scripts/cluster/impact-hook.sh"
   pids+=("$emulator_pid") # registered for cleanup by start_emulator
-  vm_url=()
-  for k in 1 2 3; do vm_url[k]=http://$(emulator_vm_address "$dir" "vm$k"); done
+  for vm in "${vms[@]}"; do vm_url[$vm]=http://$(emulator_vm_address "$dir" "$vm"); done
 }
 
 approve_now_loop() { # the docs' sample: poll each VM's document, approve every Scheduled event at once
-  local q="metadata/scheduledevents?api-version=2020-07-01" k id
+  local q="metadata/scheduledevents?api-version=2020-07-01" vm id
   while :; do
-    for k in 1 2 3; do
-      for id in $(curl -sf -H Metadata:true "${vm_url[k]}/$q" | jq -r '.Events[] | select(.EventStatus=="Scheduled") | .EventId'); do
-        curl -sf -o /dev/null -H Metadata:true -X POST -d "{\"StartRequests\":[{\"EventId\":\"$id\"}]}" "${vm_url[k]}/$q" || true
+    for vm in "${vms[@]}"; do
+      for id in $(curl -sf -H Metadata:true "${vm_url[$vm]}/$q" | jq -r '.Events[] | select(.EventStatus=="Scheduled") | .EventId'); do
+        curl -sf -o /dev/null -H Metadata:true -X POST -d "{\"StartRequests\":[{\"EventId\":\"$id\"}]}" "${vm_url[$vm]}/$q" || true
       done
     done
     sleep 1
   done
 }
 
-start_agents() { # run_dir
-  local k config
-  for k in 1 2 3; do
-    config=$(jq -n --arg endpoint "${vm_url[k]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" \
-      --argjson lead $((notice_s - 5)) --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" '{
-        imds: {endpoint: $endpoint, poll_interval_ms: 1000, request_timeout_ms: 2000},
-        node: {resource_name: "", fault_domain: -1},
-        cassandra: {nodetool: [$cluster, "nodetool", $node], command_timeout_s: 120,
-                    restart_command: [$cluster, "start", $node]},
-        topology: {replication_factor: 3, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
-        policy: {drain_lead_s: $lead, unsafe_drain_lead_s: 10, flush_before_restart: true},
-        log: {level: $level},
-        http: {listen: "127.0.0.1:0"}}')
-    start_agent "$bin_dir/cassandra-lifecycle-agent" "$1/agent$k" "$config"
-    pids+=("$agent_started") # registered for cleanup by start_agent
-  done
+# The agent of VM vm: the default config but for the rig's endpoint, nodetool, restart_command, paths (and the
+# etcd cluster when coordinated); its boot id from DIR/boot_id (CLA_BOOT_ID_FILE), which a VM reboot renews.
+declare -A agent_pid=() vm_url=()
+start_vm_agent() { # run_dir vm
+  local dir=$1/agent-$2 k=${2#vm} config coordination=null
+  mkdir -p "$dir"
+  [[ -f $dir/boot_id ]] || cat /proc/sys/kernel/random/uuid >"$dir/boot_id"
+  ((coordinated)) && coordination=$(printf '%s\n' "${etcd_endpoints[@]}" | jq -R . |
+    jq -sc '{etcd_endpoints: ., cluster: "bench-availability"}')
+  config=$(jq -n --arg endpoint "${vm_url[$2]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" \
+    --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" --argjson coordination "$coordination" '{
+      imds: {endpoint: $endpoint},
+      cassandra: {nodetool: [$cluster, "nodetool", $node], restart_command: [$cluster, "start", $node]},
+      log: {level: $level},
+      http: {listen: "127.0.0.1:0"}} + (if $coordination then {coordination: $coordination} else {} end)')
+  CLA_BOOT_ID_FILE=$dir/boot_id start_agent "$bin_dir/cassandra-lifecycle-agent" "$dir" "$config"
+  agent_pid[$2]=$agent_started
+  pids+=("$agent_started") # registered for cleanup by start_agent
 }
+agent_log() { cat "$run_dir/agent-$1/agent.jsonl" 2>/dev/null || true; }
 agents_started() { # each agent past its start-up checks (its nodetool calls would load the steady phase)
-  local k
-  for k in 1 2 3; do grep -qs '"http_listening"' "$1/agent$k/agent.jsonl" || return 1; done
+  local vm
+  for vm in "${vms[@]}"; do grep -qs '"http_listening"' "$run_dir/agent-$vm/agent.jsonl" || return 1; done
 }
-restores() { cat "$1"/agent*/agent.jsonl 2>/dev/null | grep -c '"restore_completed"' || true; }
-
-restored_at_least() { (($(restores "$1") >= $2)); }
+# The VM's agent has restored the node since its last drain (or never drained).
+agent_settled() { # vm
+  [[ $(agent_log "$1" | jq -r 'select(.msg == "drain_started" or .msg == "restore_completed") | .msg' |
+    tail -n 1) != drain_started ]]
+}
+# A VM reboot as Azure plays it: every process of the VM dies with it (the hook kills the JVM, the bench the
+# agent); when the event ends the VM boots with a new boot id: the hook starts Cassandra, the bench the agent.
+vm_down() { # vm
+  kill -KILL "${agent_pid[$1]}" 2>/dev/null || true
+  wait "${agent_pid[$1]}" 2>/dev/null || true
+  forget_pids "${agent_pid[$1]}"
+  progress "$1 down: its agent (pid ${agent_pid[$1]}) killed with the VM"
+}
+vm_boot() { # vm
+  cat /proc/sys/kernel/random/uuid >"$run_dir/agent-$1/boot_id"
+  start_vm_agent "$run_dir" "$1"
+  progress "$1 booted: its agent started again (pid ${agent_pid[$1]}, new boot id)"
+}
 
 keep_node_logs() { # dest: each node's system.log so far (a restart moves it to .prev, the next one loses it)
   [[ ${BENCH_KEEP:-0} == 1 ]] || return 0
   local k
-  for k in 1 2 3; do
+  for ((k = 1; k <= node_count; k++)); do
     mkdir -p "$1/node$k"
     cp "$CASSANDRA_CLUSTER_DIR/node$k/logs/"system.log* "$1/node$k/" 2>/dev/null || true
   done
 }
 
-# play_step run_dir mode phase_label event_json
+# ---- one step of the wave -----------------------------------------------------------------------------------------
+# play_step LABEL EVENT_JSON...: posts the events (an event with "delay_impact_s" is posted Started and its
+# impact delayed that long), waits until all are gone (playing VM reboots in agent mode), the agents restored
+# and every node UN in every view; then verifies every impact. Appends "id<TAB>json" lines to run_dir/events.
 play_step() {
-  local dir=$1 mode=$2 label=$3 body=$4 id
-  echo "$(date +%s%3N) $label" >>"$dir/phases"
-  id=$(post_event "$body")
-  progress "$label: event $id"
-  wait_until $((notice_s + freeze_s + reboot_s + 120)) "$label over" event_gone "$id"
+  local label=$1 body id delay vm ids=() types=() vm_lists=() i states rebooted=()
+  shift
+  echo "$(date +%s%3N) $label" >>"$run_dir/phases"
+  for body in "$@"; do
+    delay=$(jq -r '.delay_impact_s // empty' <<<"$body")
+    if [[ -n $delay ]]; then
+      for vm in $(jq -r '.resources[]' <<<"$body"); do
+        echo $(($(date +%s%3N) + delay * 1000)) >"$run_dir/delay/$vm"
+      done
+      body=$(jq -c 'del(.delay_impact_s) + {started: true}' <<<"$body")
+    fi
+    id=$(post_event "$body")
+    ids+=("$id")
+    types+=("$(jq -r .type <<<"$body")")
+    vm_lists+=("$(jq -r '.resources | join(" ")' <<<"$body")")
+    printf '%s\t%s\n' "$id" "$body" >>"$run_dir/events"
+  done
+  progress "$label: ${ids[*]}"
+  local deadline=$((EPOCHSECONDS + notice_s + reboot_s + 300))
+  while :; do
+    states=$(curl -sf --noproxy '*' "$admin/admin/events") || states='[]'
+    local left=0
+    for i in "${!ids[@]}"; do
+      local status
+      status=$(jq -r --arg id "${ids[i]}" '.[] | select(.EventId == $id) | .status' <<<"$states")
+      [[ -n $status ]] && left=$((left + 1))
+      [[ $mode == agent && ${types[i]} == Reboot ]] || continue
+      if [[ $status == Started && " ${rebooted[*]} " != *" ${ids[i]} "* ]]; then
+        for vm in ${vm_lists[i]}; do vm_down "$vm"; done
+        rebooted+=("${ids[i]}")
+      elif [[ -z $status && " ${rebooted[*]} " == *" ${ids[i]} "* ]]; then
+        for vm in ${vm_lists[i]}; do vm_boot "$vm"; done
+        rebooted=("${rebooted[@]/${ids[i]}/}")
+      fi
+    done
+    ((left > 0)) || break
+    ((EPOCHSECONDS < deadline)) || die "$label: events ${ids[*]} not gone after $((notice_s + reboot_s + 300)) s"
+    sleep 0.25
+  done
   ((++steps_done))
-  keep_node_logs "$dir/cassandra-$steps_done"
-  if [[ $mode == agent ]]; then wait_until 300 "$label restored by the agent" restored_at_least "$dir" "$steps_done"; fi
-  wait_poll_s=3 wait_until 300 "every node UN in every view after $label" all_un_everywhere
-  progress "$label: over, every node UN in every view"
+  keep_node_logs "$run_dir/cassandra-$steps_done"
+  if [[ $mode == agent ]]; then
+    for i in "${!ids[@]}"; do
+      for vm in ${vm_lists[i]}; do wait_poll_s=1 wait_until 600 "$label: $vm restored by its agent" agent_settled "$vm"; done
+    done
+  fi
+  wait_poll_s=3 wait_until 600 "every node UN in every view after $label" all_un_everywhere
+  for i in "${!ids[@]}"; do verify_impact "$label" "${ids[i]}" "${vm_lists[i]}"; done
+  progress "$label: over, impacts verified, every node UN in every view"
 }
 
-run_wave() { # mode -> prints the table; leaves totals in $work/mode/report
-  local mode=$1 dir=$work/$1 k
-  mkdir -p "$dir"
-  echo "== run $mode: $(date +%T)"
-  start_run_emulator "$dir" "$([[ $mode == agent ]] && echo 0 || echo 1)"
+# verify_impact LABEL ID VMS: for each listed VM the hook played the start with exit 0 and its record says the
+# JVM was frozen (Freeze) or stopped (the others) right after, or (a Freeze) that the VM was down already for
+# another impact of the same VM whose own record says it landed ("absorbed": both were approved together);
+# else the bench fails here.
+verify_impact() {
+  local label=$1 id=$2 vm exit_ok landed down_by
+  for vm in $3; do
+    exit_ok=$(jq -rR --arg id "$id" --arg vm "$vm" 'fromjson? |
+      select(.impact_hook == "start" and .event_id == $id and .vm == $vm) | .ok' "$run_dir/emulator.err" | tail -n 1)
+    landed=$(jq -r --arg id "$id" --arg vm "$vm" 'select(.phase == "start" and .event_id == $id and .vm == $vm) |
+      "\(.landed) \(.state_before)->\(.state) \(.down_by // "")"' "$run_dir/impacts.jsonl" 2>/dev/null | tail -n 1)
+    if [[ $exit_ok == true && $landed == absorbed* ]]; then
+      down_by=${landed##* }
+      [[ $(jq -r --arg id "$down_by" --arg vm "$vm" 'select(.phase == "start" and .event_id == $id and .vm == $vm) |
+        .landed' "$run_dir/impacts.jsonl" | tail -n 1) == true ]] ||
+        die "$label: $id on $vm was absorbed by $down_by, whose impact did not land; logs: $run_dir"
+      continue
+    fi
+    [[ $exit_ok == true && $landed == true* ]] ||
+      die "$label: the impact of $id did not land on $vm (hook ok: ${exit_ok:-no hook run}; record: ${landed:-none}); logs: $run_dir"
+  done
+}
+
+# ---- figures of a run ---------------------------------------------------------------------------------------------
+# The run's impacts, one line each, and the seconds of impact in all (a Freeze its duration; a Reboot from the
+# kill to the boot); in agent mode each drain's margin: from its drain_completed to the impact landing.
+ts_ms='def ms: (.ts[0:19] + "Z" | fromdate) * 1000 + (.ts[20:23] | tonumber);'
+impact_figures() {
+  local id body vm type start end margin done_ms total=0 seconds
+  while IFS=$'\t' read -r id body; do
+    type=$(jq -r .type <<<"$body")
+    for vm in $(jq -r '.resources[]' <<<"$body"); do
+      start=$(jq -r --arg id "$id" --arg vm "$vm" 'select(.phase == "start" and .event_id == $id and .vm == $vm) |
+        "\(.t_ms) \(if .landed == "absorbed" then "down for \(.down_by) (absorbed)" else .state end)"' \
+        "$run_dir/impacts.jsonl" | tail -n 1)
+      if [[ $start == *absorbed* ]]; then
+        seconds=0 # the VM was down for another impact, counted there
+      elif [[ $type == Freeze ]]; then
+        seconds=$(jq -r .duration_s <<<"$body")
+      else
+        end=$(jq -r --arg id "$id" --arg vm "$vm" 'select(.phase == "end" and .event_id == $id and .vm == $vm) | .t_ms' \
+          "$run_dir/impacts.jsonl" | tail -n 1)
+        seconds=$(((${end:-${start%% *}} - ${start%% *}) / 1000))
+      fi
+      total=$((total + seconds))
+      margin=""
+      if [[ $mode == agent ]]; then
+        done_ms=$(agent_log "$vm" | jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "drain_completed"
+          and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty')
+        if [[ -n $done_ms ]]; then
+          margin=", drained $(awk -v a="${start%% *}" -v d="$done_ms" 'BEGIN { printf "%.1f", (a - d) / 1000 }') s before"
+        else
+          margin=", NOT drained before"
+        fi
+      fi
+      echo "   impact: $type $id on $vm: JVM ${start#* } at $(date -d "@$((${start%% *} / 1000))" +%T), ${seconds} s$margin" \
+        >>"$run_dir/impacts.txt"
+    done
+  done <"$run_dir/events"
+  echo "$total"
+}
+
+hog_start() {
+  local i
+  for i in 1 2; do
+    bash -c 'while :; do :; done' &
+    track $!
+  done
+}
+
+# run_wave MODE INDEX -> the run's table; its files in $work/run<INDEX>-<MODE>
+run_wave() {
+  mode=$1 run_dir=$work/run$2-$1
+  local vm client load_before
+  mkdir -p "$run_dir"
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  echo "== run $2 $mode: $(date +%T), load $load_before$( ((hog)) && echo ', with the hog')"
+  ((hog)) && hog_start
+  start_run_emulator "$run_dir"
   case $mode in
     approve_now)
-      approve_now_loop >"$dir/approver.log" 2>&1 &
+      approve_now_loop >"$run_dir/approver.log" 2>&1 &
       track $!
       ;;
     agent)
-      start_agents "$dir"
-      wait_until 300 "the agents started" agents_started "$dir"
+      for vm in "${vms[@]}"; do start_vm_agent "$run_dir" "$vm"; done
+      wait_until 300 "the agents started" agents_started
       ;;
   esac
-  /usr/bin/python3 -I "$root/scripts/bench/availability_client.py" --contacts "$(IFS=,; echo "${addresses[*]}")" \
-    --rate "$rate" --out "$dir/requests" >"$dir/client.out" 2>"$dir/client.err" &
-  local client=$!
-  track "$client"
-  wait_until 60 "the client connected" grep -qs ready "$dir/client.out"
-  echo "$(date +%s%3N) steady" >"$dir/phases"
+  "$client_python" -I "$root/scripts/bench/availability_client.py" --contacts "$(IFS=,; echo "${addresses[*]}")" \
+    --rate "$rate" --run-id "$(date +%s)-$2-$mode" --out "$run_dir/requests" --summary "$run_dir/summary.json" \
+    >"$run_dir/client.out" 2>"$run_dir/client.err" &
+  client=$!
+  cleanup_pid "$client"
+  wait_until 60 "the client connected" grep -qs ready "$run_dir/client.out"
+  echo "$(date +%s%3N) steady" >"$run_dir/phases"
   sleep 10
   steps_done=0
-  for k in 1 2 3; do
-    play_step "$dir" "$mode" "rack$k freeze" '{"type":"Freeze","resources":["vm'"$k"'"],"not_before_in_s":'"$notice_s"',"duration_s":'"$freeze_s"',"complete_after_s":2}'
-    play_step "$dir" "$mode" "rack$k reboot" '{"type":"Reboot","resources":["vm'"$k"'"],"not_before_in_s":'"$notice_s"',"complete_after_s":'"$reboot_s"'}'
-  done
-  echo "$(date +%s%3N) after" >>"$dir/phases"
+  local n=$notice_s
+  play_step "rack1 Freeze 5 s" \
+    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"not_before_in_s\":$n,\"duration_s\":5,\"complete_after_s\":5}"
+  play_step "rack2 Freeze 20 s" \
+    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}"
+  play_step "rack3 Freeze 10 s, Reboot 45 s after" \
+    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$n,\"duration_s\":10,\"complete_after_s\":5}" \
+    "{\"type\":\"Reboot\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$((n + 10 + 45)),\"complete_after_s\":$reboot_s}"
+  play_step "rack1 Freeze 20 s seen Started, impact +10 s" \
+    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"duration_s\":20,\"complete_after_s\":15,\"delay_impact_s\":10}"
+  echo "$(date +%s%3N) after" >>"$run_dir/phases"
   sleep 10
+  # The client stops, then reads every acknowledged write back at ALL (every node is UN now).
+  kill -TERM "$client"
+  wait_until 600 "the client's read-back at ALL" client_done "$client"
+  forget_pids "$client"
+  wait "$client" || die "the client failed (or sent != answered + failed): $run_dir/client.err, $run_dir/summary.json"
   stop_all
-  /usr/bin/python3 -I "$root/scripts/bench/availability_report.py" --requests "$dir/requests" --phases "$dir/phases" \
-    --title "run $mode" | tee "$dir/report"
+  local impact_s
+  impact_s=$(impact_figures)
+  "$client_python" -I "$root/scripts/bench/availability_report.py" run --requests "$run_dir/requests" \
+    --phases "$run_dir/phases" --summary "$run_dir/summary.json" --impact-s "$impact_s" \
+    --title "run $2 $mode ($driver driver, $node_count nodes$( ((coordinated)) && echo ', coordinated')$( ((hog)) && echo ', hog'))" \
+    >"$run_dir/table"
+  cat "$run_dir/impacts.txt" >>"$run_dir/table"
+  echo "   load: $load_before at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end" >>"$run_dir/table"
+  # The spread reads the totals line from the report.
+  grep -v '^totals ' "$run_dir/table"
+  grep '^totals ' "$run_dir/table" | tee "$run_dir/report"
+  [[ $(jq .unverified "$run_dir/summary.json") == 0 ]] ||
+    die "run $2 $mode: $(jq .unverified "$run_dir/summary.json") acknowledged writes could not be read back at ALL"
 }
+client_done() { ! pid_alive "$1"; }
 
-IFS=, read -ra wanted <<<"$runs"
-for mode in "${wanted[@]}"; do
-  case $mode in noagent | approve_now | agent) run_wave "$mode" ;; *) die "unknown run '$mode'" ;; esac
+spread_args=() run_no=0
+for ((r = 1; r <= repeat; r++)); do
+  for mode in "${wanted[@]}"; do
+    run_wave "$mode" $((++run_no))
+    spread_args+=(--run "$mode=$run_dir")
+  done
 done
-
-total() { # mode key
-  [[ -f $work/$1/report ]] || { echo -1; return; }
-  tail -1 "$work/$1/report" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'
-}
-echo "failed_agent=$(total agent failed) failed_noagent=$(total noagent failed)" \
-  "failed_approve_now=$(total approve_now failed) p99_agent_ms=$(total agent p99_ms)" \
-  "p99_noagent_ms=$(total noagent p99_ms)"
+/usr/bin/python3 -I "$root/scripts/bench/availability_report.py" spread "${spread_args[@]}"

@@ -94,7 +94,7 @@ release_root() { # kills what still runs in the root, then unmounts everything b
   [[ -d $dir ]] || return 0
   for pid in /proc/[0-9]*; do
     link=$(readlink "$pid/root" 2>/dev/null) || continue
-    [[ $link == "$dir" || $link == "$dir"/* ]] && kill -KILL "${pid#/proc/}" 2>/dev/null || true
+    if [[ $link == "$dir" || $link == "$dir"/* ]]; then kill -KILL "${pid#/proc/}" 2>/dev/null || true; fi
   done
   local m
   for m in $(mounted_below "$dir"); do umount "$m" 2>/dev/null || umount -l "$m"; done
@@ -219,6 +219,7 @@ probes=(
   "mount|mount|mount --version" "timeout|coreutils|timeout --version" "sha256sum|coreutils|sha256sum --version"
   "getconf|libc-bin|getconf GNU_LIBC_VERSION" "gzip|gzip|gzip --version" "dpkg-deb|dpkg|dpkg-deb --version"
 )
+# shellcheck disable=SC2016 # expanded in the root, not here
 probe_script='missing=()
 for p in "$@"; do
   IFS="|" read -r tool package command <<<"$p"
@@ -253,4 +254,5 @@ install_deb() {
 }
 timed "deb install" install_deb || die "apt-get install ./$deb or its --check failed on a bare $suite root"
 
-echo "== fresh check passed in $((SECONDS - started)) s: $(IFS=,; echo "${timings[*]}" | sed 's/,/, /g')"
+summary=$(printf '%s, ' "${timings[@]}")
+echo "== fresh check passed in $((SECONDS - started)) s: ${summary%, }"

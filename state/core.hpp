@@ -29,6 +29,10 @@ class Core {
   Actions on_admission(const AdmissionOutcome& outcome, WallTime now);
   Actions on_shared_verdict(const std::string& event_id, const SharedOutcome& outcome, WallTime now);
 
+  // The wall time of a nodetool call that succeeded (the start-up's, the gate's, a step's): before this
+  // node's first measured drain, what its drain is expected to take is derived from them (SPEC 3.3).
+  void note_nodetool_call(std::chrono::milliseconds took);
+
   // The earliest instant after `now` at which the core wants on_timer; nullopt when nothing is timed.
   std::optional<WallTime> next_wakeup(WallTime now) const;
 
@@ -60,9 +64,11 @@ class Core {
   std::optional<Step> next_drain_step(const EventRecord& rec) const;
   void drain_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
   WallTime drain_at(const EventRecord& rec) const;
-  // How long this node's gate and drain are expected to take: the longest of its last few measured ones,
-  // x1.5 (SPEC 3.3); zero before the first measurement.
-  std::chrono::milliseconds expected_drain() const;
+  // How long this node's gate and drain for `rec` are expected to take, x1.5 (SPEC 3.3): the longest of its
+  // last few measured ones; before the first, the longest of the last few nodetool calls times the calls
+  // on the path (the gate's round, disablebinary, disablegossip, and drain when it flushes); zero without
+  // either.
+  std::chrono::milliseconds expected_drain(const EventRecord& rec) const;
   void record_drain_duration(WallTime now);
   bool rebooted_since_drain() const { return state_.node.boot_id_at_drain != boot_id_; }
   WallTime forced_at(const EventRecord& rec) const;
@@ -109,6 +115,7 @@ class Core {
 
   std::optional<WallTime> drain_started_at_;
   std::optional<WallTime> drain_measured_from_;  // a gated drain of a serving node: its gate's start
+  std::vector<std::int64_t> call_durations_ms_;  // the last few successful nodetool calls (not persisted)
   bool restoring_ = false;
   bool restart_done_ = false;
   bool serving_checked_ = false;  // this restore asked whether the flushed node serves already

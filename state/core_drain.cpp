@@ -7,7 +7,8 @@
 
 namespace cla {
 namespace {
-// Gate + drain durations kept to predict the next one (SPEC 3.3: "the last few").
+// Gate + drain durations (and nodetool call durations) kept to predict the next drain (SPEC 3.3: "the last
+// few").
 constexpr std::size_t kDrainSamples = 5;
 
 double seconds(std::chrono::milliseconds d) {
@@ -32,14 +33,30 @@ boost::json::object unsafe_fields(const std::optional<SafetyResult>& unsafe) {
 WallTime Core::drain_at(const EventRecord& rec) const {
   if (rec.plan == EventPlan::user_drain || !rec.event.not_before) return rec.first_seen;
   return *rec.event.not_before - policy_.drain_lead -
-         std::chrono::duration_cast<WallTime::duration>(expected_drain());
+         std::chrono::duration_cast<WallTime::duration>(expected_drain(rec));
 }
 
-std::chrono::milliseconds Core::expected_drain() const {
-  const auto& samples = state_.drain_durations_ms;
-  const auto first = samples.size() > kDrainSamples ? samples.end() - kDrainSamples : samples.begin();
-  const std::int64_t longest = first == samples.end() ? 0 : *std::max_element(first, samples.end());
+std::chrono::milliseconds Core::expected_drain(const EventRecord& rec) const {
+  const auto longest_of_last = [](const std::vector<std::int64_t>& samples) -> std::int64_t {
+    const auto first = samples.size() > kDrainSamples ? samples.end() - kDrainSamples : samples.begin();
+    return first == samples.end() ? 0 : *std::max_element(first, samples.end());
+  };
+  std::int64_t longest = longest_of_last(state_.drain_durations_ms);
+  if (state_.drain_durations_ms.empty()) {
+    // No drain measured yet (a new agent, a new state file): each nodetool call is a JVM start whose cost the
+    // calls already made show (the start-up's statusgossip and statusbinary at least). The path runs them
+    // one after another: the gate's round (status, with info beside it), disablebinary, disablegossip, and
+    // drain for a flush. A bench at load ~16 took 20 + 16 + 9 s for a Freeze against a 30 s lead.
+    const std::int64_t calls = 3 + (needs_flush(rec.event.type, policy_) ? 1 : 0);
+    longest = longest_of_last(call_durations_ms_) * calls;
+  }
   return std::chrono::milliseconds(longest + longest / 2);
+}
+
+void Core::note_nodetool_call(std::chrono::milliseconds took) {
+  call_durations_ms_.push_back(took.count());
+  if (call_durations_ms_.size() > kDrainSamples)
+    call_durations_ms_.erase(call_durations_ms_.begin(), call_durations_ms_.end() - kDrainSamples);
 }
 
 void Core::record_drain_duration(WallTime now) {
@@ -192,7 +209,7 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
   boost::json::object extra{{"forced_unsafe", forced},
                             {"flush", needs_flush(rec.event.type, policy_)},
                             {"emergency", rec.emergency},
-                            {"expected_drain_s", seconds(expected_drain())}};
+                            {"expected_drain_s", seconds(expected_drain(rec))}};
   log_event(out, Severity::info, "drain_started", rec, std::move(extra));
   // NodeMaintenanceStarting announces a drain ahead of the impact; an event first seen Started has had
   // its NodeMaintenanceStart already (SPEC 3.7: Start, then Ended).

@@ -96,6 +96,8 @@ asio::awaitable<int> Daemon::run() {
   if (coordinator_) co_await read_identity();
   if (stopping_) co_return 0;
   core_.emplace(policy, std::move(loaded->state));
+  for (const auto took : calls_before_core_) core_->note_nodetool_call(took);
+  calls_before_core_.clear();
   maybe_refresh_schema("start");
   execute(core_->start(info, WallClock::now()));
 

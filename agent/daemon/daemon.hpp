@@ -116,6 +116,7 @@ class Daemon {
   NodetoolRunner nodetool_;
   StateStore store_;
   std::optional<Core> core_;
+  std::vector<std::chrono::milliseconds> calls_before_core_;  // the start-up's nodetool calls, for the core
   std::unique_ptr<Coordinator> coordinator_;
   std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
   std::string own_host_id_;            // from nodetool info once; forgotten when Cassandra is restarted

@@ -143,6 +143,9 @@ asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) 
   metrics_.nodetool_duration(subcommand, std::chrono::duration<double>(out.duration).count());
   log_line(LogLevel::debug, "nodetool_ran",
            {{"subcommand", subcommand}, {"ok", out.ok()}, {"duration_ms", out.duration.count()}});
+  // What a call costs on this node now: the drain's start is planned by it until a drain was measured.
+  if (out.ok() && core_) core_->note_nodetool_call(out.duration);
+  if (out.ok() && !core_) calls_before_core_.push_back(out.duration);
   co_return out;
 }
 

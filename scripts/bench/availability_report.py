@@ -1,14 +1,26 @@
-"""Table of one scripts/bench-availability.sh run: requests per wave phase from availability_client.py's
-lines and the driver's phase starts ("unix_ms label" lines; a phase lasts until the next one starts).
+"""Tables of scripts/bench-availability.sh.
 
-Prints the table, then one line "totals requests=N failed=N timed_out=N p50_ms=N p99_ms=N max_ms=N".
-"failed" counts every request that did not succeed (timed out included); "timed_out" is the part of it
-that hit a timeout (the client's 2 s, or Cassandra's read/write timeout).
+run: one run's table from availability_client.py's request lines and summary and the bench's phase starts
+     ("unix_ms label" lines; a phase lasts until the next one starts). Prints the table, then one line
+     "totals key=value ..." (requests, failed, timed_out, wrong, empty, lost, missed, unverified, p50_ms, p99_ms,
+     max_ms, impact_s, failed_per_impact_s).
+spread: over runs given as MODE=DIR (DIR/report ends with the totals line, DIR/requests holds the requests):
+     per mode the runs' failed, wrong, lost, p99 and failures per impact-second (min, median, max), then the
+     SPEC 10 line over all runs of each mode: failed, wrong and lost summed, p99 over all their requests. The
+     line's "wrong" counts every answered read whose value was not the acknowledged one: a wrong value, or no
+     row at all ("empty": a LOCAL_QUORUM read cannot miss a LOCAL_QUORUM write acknowledged before it was sent;
+     with Debian's driver it is a write's late answer handed to a read).
+"failed" counts every request that did not succeed (timed out and unanswered included); "timed_out" is the
+part that hit a timeout (the client's 2 s, or Cassandra's read/write timeout). "wrong" and "empty" are
+answered reads (a value never written for the key; no row for an acknowledged write).
 """
 import argparse
 import bisect
 import collections
+import json
 import math
+import statistics
+import sys
 
 
 def percentile(sorted_values, p):
@@ -18,51 +30,122 @@ def percentile(sorted_values, p):
     return sorted_values[max(rank, 1) - 1]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", required=True)
-    parser.add_argument("--phases", required=True)
-    parser.add_argument("--title", required=True)
-    args = parser.parse_args()
+def read_requests(path):
+    """(start_ms, op, latency_ms, outcome) per line."""
+    with open(path) as f:
+        for line in f:
+            start, op, latency, outcome = line.split()[:4]
+            yield int(start), op, float(latency), outcome
 
+
+FAILED = ("timeout", "failed", "unanswered")
+
+
+def run(args):
     phases = []
-    for line in open(args.phases):
-        start, label = line.rstrip("\n").split(" ", 1)
-        phases.append((int(start), label))
+    with open(args.phases) as f:
+        for line in f:
+            start, label = line.rstrip("\n").split(" ", 1)
+            phases.append((int(start), label))
     starts = [s for s, _ in phases]
     stats = collections.OrderedDict((label, []) for _, label in phases)
     errors = collections.Counter()
     rows = []
-    for line in open(args.requests):
-        start, _op, latency, outcome, error = line.split()[:5]
-        index = bisect.bisect_right(starts, int(start)) - 1
-        if index < 0:
-            continue
-        row = (float(latency), outcome)
-        stats[phases[index][1]].append(row)
-        rows.append(row)
+    for start, _op, latency, outcome in read_requests(args.requests):
+        index = max(bisect.bisect_right(starts, start) - 1, 0)
+        stats[phases[index][1]].append((latency, outcome))
+        rows.append((latency, outcome))
         if outcome != "ok":
-            errors[f"{outcome}:{error}"] += 1
+            errors[outcome] += 1
+    with open(args.summary) as f:
+        summary = json.load(f)
+
+    def counted(values):
+        latencies = sorted(v for v, _ in values)
+        out = collections.Counter(o for _, o in values)
+        return latencies, sum(out[o] for o in FAILED), out
 
     def line_of(label, values):
-        latencies = sorted(v for v, _ in values)
-        failed = sum(1 for _, o in values if o != "ok")
-        timed_out = sum(1 for _, o in values if o == "timeout")
-        return (f"{label:<22} {len(values):>8} {failed:>7} {timed_out:>9} {percentile(latencies, 50):>8.0f} "
-                f"{percentile(latencies, 99):>8.0f} {(latencies[-1] if latencies else 0):>8.0f}")
+        latencies, failed, out = counted(values)
+        return (f"{label:<46} {len(values):>8} {failed:>7} {out['timeout']:>9} {out['wrong']:>6} {out['empty']:>6} "
+                f"{percentile(latencies, 50):>7.0f} {percentile(latencies, 99):>7.0f} "
+                f"{(latencies[-1] if latencies else 0):>7.0f}")
 
     print(f"== {args.title}")
-    print(f"{'phase':<22} {'requests':>8} {'failed':>7} {'timed_out':>9} {'p50_ms':>8} {'p99_ms':>8} {'max_ms':>8}")
+    print(f"{'phase':<46} {'requests':>8} {'failed':>7} {'timed_out':>9} {'wrong':>6} {'empty':>6} "
+          f"{'p50_ms':>7} {'p99_ms':>7} {'max_ms':>7}")
     for label, values in stats.items():
         print(line_of(label, values))
     print(line_of("all", rows))
     if errors:
-        print("errors: " + ", ".join(f"{k}={v}" for k, v in errors.most_common()))
-    latencies = sorted(v for v, _ in rows)
-    print(f"totals requests={len(rows)} failed={sum(1 for _, o in rows if o != 'ok')} "
-          f"timed_out={sum(1 for _, o in rows if o == 'timeout')} p50_ms={percentile(latencies, 50):.0f} "
-          f"p99_ms={percentile(latencies, 99):.0f} max_ms={(latencies[-1] if latencies else 0):.0f}")
+        print("not ok: " + ", ".join(f"{k}={v}" for k, v in errors.most_common()))
+    latencies, failed, out = counted(rows)
+    per_impact_s = failed / args.impact_s if args.impact_s > 0 else 0
+    print(f"client ({summary['driver']}): {summary['slots']} send slots, {summary['sent']} sent = "
+          f"{summary['answered']} answered + {summary['failed']} failed, {summary['missed']} slots missed; "
+          f"{summary['acked']} writes acknowledged, read back at ALL: {summary['lost']} lost, "
+          f"{summary['unverified']} unreadable; impacts {args.impact_s:.0f} s, "
+          f"{per_impact_s:.2f} failed per impact-second")
+    print(f"totals requests={len(rows)} failed={failed} timed_out={out['timeout']} wrong={out['wrong']} "
+          f"empty={out['empty']} lost={summary['lost']} missed={summary['missed']} "
+          f"unverified={summary['unverified']} p50_ms={percentile(latencies, 50):.0f} "
+          f"p99_ms={percentile(latencies, 99):.0f} max_ms={(latencies[-1] if latencies else 0):.0f} "
+          f"impact_s={args.impact_s:.0f} failed_per_impact_s={per_impact_s:.2f}")
+
+
+def totals_of(path):
+    with open(path) as f:
+        last = f.read().splitlines()[-1]
+    return {k: float(v) for k, v in (kv.split("=") for kv in last.split()[1:])}
+
+
+def spread(args):
+    runs = collections.defaultdict(list)
+    for item in args.run:
+        mode, directory = item.split("=", 1)
+        runs[mode].append(directory)
+    keys = ("failed", "wrong", "lost", "p99_ms", "failed_per_impact_s")
+    line = {}
+    print("== spread over runs (min / median / max)")
+    print(f"{'mode':<12} {'runs':>4} " + " ".join(f"{k:>22}" for k in keys))
+    for mode, dirs in runs.items():
+        totals = [totals_of(f"{d}/report") for d in dirs]
+        for t in totals:  # the SPEC line's wrong: a wrong value or no row (see the module's docstring)
+            t["wrong"] += t["empty"]
+
+        def three(k):
+            values = [t[k] for t in totals]
+            fmt = "{:.2f}" if k == "failed_per_impact_s" else "{:.0f}"
+            return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
+        print(f"{mode:<12} {len(dirs):>4} " + " ".join(f"{three(k):>22}" for k in keys))
+        latencies = sorted(r[2] for d in dirs for r in read_requests(f"{d}/requests"))
+        line[mode] = {"failed": sum(int(t["failed"]) for t in totals),
+                      "wrong": sum(int(t["wrong"]) for t in totals),
+                      "lost": sum(int(t["lost"]) for t in totals), "p99": round(percentile(latencies, 99))}
+
+    def get(mode, key):
+        return line[mode][key] if mode in line else -1
+    print(f"failed_agent={get('agent', 'failed')} failed_noagent={get('noagent', 'failed')} "
+          f"failed_approve_now={get('approve_now', 'failed')} wrong_agent={get('agent', 'wrong')} "
+          f"wrong_noagent={get('noagent', 'wrong')} lost_agent={get('agent', 'lost')} "
+          f"lost_noagent={get('noagent', 'lost')} p99_agent_ms={get('agent', 'p99')} "
+          f"p99_noagent_ms={get('noagent', 'p99')}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    one = sub.add_parser("run")
+    one.add_argument("--requests", required=True)
+    one.add_argument("--phases", required=True)
+    one.add_argument("--summary", required=True)
+    one.add_argument("--impact-s", type=float, required=True, help="seconds of impact in the run")
+    one.add_argument("--title", required=True)
+    over = sub.add_parser("spread")
+    over.add_argument("--run", action="append", required=True, help="MODE=DIR, repeatable")
+    args = parser.parse_args()
+    run(args) if args.command == "run" else spread(args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

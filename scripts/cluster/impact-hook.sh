@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # imds-emulator --impact-hook for a scripts/cassandra-cluster.sh cluster: plays Azure's impact on the node of
 # the VM (SPEC 5, 8). A Freeze stops the node's JVM for DurationInSeconds; a Reboot, Redeploy or Preempt kills
-# it (as the VM's loss would) and starts it again when the event ends.
+# it (as the VM's loss would) and starts it again when the event ends. It checks that the impact landed (the
+# JVM's state in /proc, through cassandra-cluster.sh status) and exits 1 when it did not.
 set -euo pipefail
 
 usage() {
@@ -21,12 +22,24 @@ What it does:
                                     the node is UN in every view), output to IMPACT_HOOK_LOG
   Terminate start                   cassandra-cluster.sh kill ADDRESS (the VM is gone: no start)
   anything else                     nothing (logged)
+After a start's impact the hook reads the node's JVM state (cassandra-cluster.sh status: /proc/PID/stat) until
+it is frozen (Freeze) or stopped (the others), for at most 5 s; exit 1 when it is not: the impact did not land.
+A Freeze that starts while the VM is down for another of its impacts (a Reboot, Redeploy, Preempt or Terminate
+whose start landed, per IMPACT_HOOK_RECORD, and has not ended: both approved together) has nothing left to
+stop: it is recorded as landed "absorbed", with that event as down_by, and exits 0.
 Configuration (environment):
   IMPACT_HOOK_NODES     the VM -> node map, "vm1=127.0.0.1,vm2=127.0.0.2"; without it vmK -> 127.0.0.K
   IMPACT_HOOK_RESTART   1 (default): the end of a Reboot/Redeploy/Preempt starts the node; 0: it stays
                         down (an agent's restart_command or an operator brings it back)
   IMPACT_HOOK_LOG       where the background start writes (default: CASSANDRA_CLUSTER_DIR/impact-hook.log,
                         else /tmp/impact-hook.log)
+  IMPACT_HOOK_RECORD    a file: one JSON line appended per start and end played: t_ms, vm, event_id, type,
+                        phase, address, pid (before), state_before, state (after the impact: frozen |
+                        stopped | running), landed (true | false | "absorbed" | null when nothing was to
+                        land), down_by (the EventId that had the VM down, for "absorbed")
+  IMPACT_HOOK_DELAY_DIR a directory: a file DIR/VM holding a Unix time in ms delays that VM's next start
+                        impact until then, and is removed (an event that appears already Started with its
+                        impact a little later, as a hardware failure's does)
   CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST   passed to cassandra-cluster.sh
 USAGE
 }
@@ -63,25 +76,84 @@ else
 fi
 
 say "$phase $type ${IMDS_EVENT_ID:-?} (${IMDS_EVENT_SOURCE:-?}, ${duration} s) on $vm -> $address"
+
+node_status() { "$cluster" status | jq -c --arg a "$address" 'select(.address == $a)'; }
+# record STATE_BEFORE_JSON LANDED [DOWN_BY]: one line to IMPACT_HOOK_RECORD (when set) with the node's state now.
+record() {
+  [[ -n ${IMPACT_HOOK_RECORD:-} ]] || return 0
+  local now
+  now=$(node_status) || now='{}'
+  jq -nc --argjson before "${1:-{\}}" --argjson now "${now:-{\}}" --argjson landed "$2" --arg vm "$vm" \
+    --arg id "${IMDS_EVENT_ID:-}" --arg type "$type" --arg phase "$phase" --arg address "$address" \
+    --arg down_by "${3:-}" --argjson t "$(date +%s%3N)" '{t_ms: $t, vm: $vm, event_id: $id, type: $type,
+      phase: $phase, address: $address, pid: $before.pid, state_before: $before.state, state: $now.state,
+      landed: $landed} + (if $down_by == "" then {} else {down_by: $down_by} end)' >>"$IMPACT_HOOK_RECORD"
+}
+# The EventId of this VM's impact that has it down now (a kill whose start landed and that has not ended), if any.
+down_for() {
+  [[ -n ${IMPACT_HOOK_RECORD:-} && -f $IMPACT_HOOK_RECORD ]] || return 0
+  jq -rs --arg vm "$vm" '[.[] | select(.vm == $vm and (.type | IN("Reboot", "Redeploy", "Preempt", "Terminate")))]
+    | group_by(.event_id) | map(select(any(.[]; .phase == "start" and .landed == true) and all(.[]; .phase != "end")))
+    | .[0][0].event_id // empty' "$IMPACT_HOOK_RECORD"
+}
+# land STATE CMD...: runs CMD (the impact), then waits up to 5 s for the JVM to show STATE; records it and
+# fails when the command failed or the state never came.
+land() {
+  local want=$1 before deadline status=0
+  shift
+  before=$(node_status)
+  "$@" || status=$?
+  deadline=$((SECONDS + 5))
+  until [[ $(node_status | jq -r .state) == "$want" ]] || ((SECONDS >= deadline)); do sleep 0.05; done
+  if ((status == 0)) && [[ $(node_status | jq -r .state) == "$want" ]]; then
+    record "$before" true
+    return 0
+  fi
+  record "$before" false
+  die "the impact did not land on $address: command exit $status, JVM $(node_status | jq -r .state) (wanted $want)"
+}
+delay_until_due() { # IMPACT_HOOK_DELAY_DIR/VM: sleep until the Unix ms it holds, then remove it
+  local file=${IMPACT_HOOK_DELAY_DIR:-}/$vm due
+  [[ -n ${IMPACT_HOOK_DELAY_DIR:-} && -f $file ]] || return 0
+  due=$(<"$file")
+  rm -f "$file"
+  say "impact delayed until $due (ms)"
+  while (($(date +%s%3N) < due)); do sleep 0.05; done
+}
+
 case $phase:$type in
   start:Freeze)
     ((duration > 0)) || duration=5
-    exec "$cluster" freeze "$address" "$duration"
+    delay_until_due
+    before=$(node_status)
+    if [[ $(jq -r .state <<<"$before") == stopped ]]; then
+      down=$(down_for)
+      if [[ -n $down ]]; then
+        say "$address is down for $down (the VM is rebooting): the Freeze has nothing left to stop"
+        record "$before" '"absorbed"' "$down"
+        exit 0
+      fi
+    fi
+    land frozen "$cluster" freeze "$address" "$duration"
     ;;
   start:Reboot | start:Redeploy | start:Preempt | start:Terminate)
-    exec "$cluster" kill "$address"
+    delay_until_due
+    land stopped "$cluster" kill "$address"
     ;;
   end:Reboot | end:Redeploy | end:Preempt)
     if [[ ${IMPACT_HOOK_RESTART:-1} == 0 ]]; then
       say "IMPACT_HOOK_RESTART=0: $address stays down"
+      record "$(node_status)" null
       exit 0
     fi
     # The start waits until the node is UN in every view (tens of seconds): not in the emulator's run.
     setsid "$cluster" start "$address" </dev/null >>"$log_file" 2>&1 &
     say "starting $address in the background (pid $!, log $log_file)"
+    record "$(node_status)" null
     ;;
   start:* | end:*)
     say "nothing to play for $phase of $type"
+    record "$(node_status)" null
     ;;
   *) die "IMDS_PHASE must be start or end, not '$phase'" ;;
 esac

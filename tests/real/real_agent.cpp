@@ -22,7 +22,7 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 
 // Start-up runs statusgossip and statusbinary (a JVM each: seconds, more on a loaded machine).
-constexpr auto kStartLimit = 120s;
+constexpr auto kStartLimit = 2 * kNodetoolCall + 60s;
 
 bool about(const json::object& line, const std::string& msg, const std::string& event_id) {
   if (line.at("msg").as_string() != msg) return false;
@@ -39,8 +39,11 @@ std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end) {
     nodes += (k > 1 ? "," : "") + ("vm" + std::to_string(k)) + "=" + node_address(k);
   ::setenv("IMPACT_HOOK_NODES", nodes.c_str(), 1);
   ::setenv("IMPACT_HOOK_RESTART", restart_on_end ? "1" : "0", 1);
-  const std::filesystem::path hook_log = std::filesystem::path(CLA_REAL_CLUSTER_DIR) / "impact-hook.log";
-  ::setenv("IMPACT_HOOK_LOG", hook_log.c_str(), 1);
+  const std::filesystem::path dir(CLA_REAL_CLUSTER_DIR);
+  ::setenv("IMPACT_HOOK_LOG", (dir / "impact-hook.log").c_str(), 1);
+  ::setenv("IMPACT_HOOK_RECORD", (dir / "impact-hook.jsonl").c_str(), 1);
+  std::filesystem::create_directories(dir / "impact-delay");
+  ::setenv("IMPACT_HOOK_DELAY_DIR", (dir / "impact-delay").c_str(), 1);
   return std::make_unique<ImdsEmulatorProcess>(
       std::vector<EmulatorVm>{{"vm1", 0}, {"vm2", 1}, {"vm3", 2}},
       std::vector<std::string>{"--impact-hook", impact_hook_script()});
@@ -55,14 +58,26 @@ std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& v
                              {"complete_after_s", complete_after_s}});
 }
 
+void delay_next_impact(const std::string& vm, WallTime at) {
+  std::ofstream(std::filesystem::path(CLA_REAL_CLUSTER_DIR) / "impact-delay" / vm)
+      << std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count() << "\n";
+}
+
+json::object event_record(const ImdsEmulatorProcess& emulator, const std::string& id) {
+  for (const auto& event : emulator.events())
+    if (event.as_object().at("EventId").as_string() == id) return event.as_object();
+  BOOST_FAIL("event " << id << " is not in the emulator any more");
+  return {};
+}
+
 RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology)
     : k_(k) {
   address_ = node_address(k);
-  json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"no_impact_freeze_max_s", 0}};
+  json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}};
   for (auto& [key, value] : policy) full_policy[key] = value;
   config_ = write_agent_config(
       dir_.path,
-      {{"imds", {{"endpoint", emulator.vm_endpoint(vm())}, {"poll_interval_ms", 500}}},
+      {{"imds", {{"endpoint", emulator.vm_endpoint(vm())}, {"poll_interval_ms", kPoll.count()}}},
        {"node", {{"resource_name", vm()}, {"fault_domain", k - 1}}},
        {"cassandra",
         {{"nodetool", {cluster_script(), "nodetool", address_}},
@@ -86,11 +101,19 @@ RealAgent::~RealAgent() {
 }
 
 void RealAgent::start() {
-  const std::size_t before = log("agent_started").size();
+  // agent_started comes first; the start-up's verdict (one of these) after its nodetool calls, and only then
+  // does the agent poll IMDS: a case's event is posted once the agent is past it.
+  const auto started_up = [&] {
+    std::size_t n = 0;
+    for (const char* msg : {"first_start", "state_loaded", "node_status_at_start", "adopting_disabled_node"})
+      n += log(msg).size();
+    return n;
+  };
+  const std::size_t before = started_up();
   process_ =
       std::make_unique<AgentProcess>(std::vector<std::string>{"--config", config_.string()}, dir_.path);
-  BOOST_TEST_REQUIRE(wait_until([&] { return log("agent_started").size() > before; }, kStartLimit),
-                     "agent " << vm() << " did not start: " << process_->err());
+  BOOST_TEST_REQUIRE(wait_until([&] { return started_up() > before; }, kStartLimit),
+                     "agent " << vm() << " did not finish its start-up: " << process_->err());
 }
 
 void RealAgent::kill() {

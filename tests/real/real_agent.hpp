@@ -12,8 +12,19 @@
 
 #include "agent_process.hpp"
 #include "imds_emulator_process.hpp"
+#include "state/scheduled_event.hpp"
 
 namespace cla::test::real {
+
+// The quantities the real suite's waits are derived from (docs/design.md, "Tests that do not depend on timing
+// luck"): the agents' poll interval, and one nodetool call: a JVM on Cassandra's classpath, 2-6 s on the
+// loaded 2-core machine, up to 28 s seen at load 20.
+inline constexpr std::chrono::milliseconds kPoll{500};
+inline constexpr std::chrono::seconds kNodetoolCall{30};
+// A Freeze's drain: the gate (status and info at once), disablebinary, disablegossip; a Reboot adds drain.
+inline constexpr auto kFreezeDrain = 3 * kNodetoolCall;
+// A restore without a restart: enablegossip, enablebinary, statusgossip, statusbinary.
+inline constexpr auto kRestore = 4 * kNodetoolCall;
 
 // vm1..vm3 in fault domains 0..2, impact hook mapped to the real nodes. restart_on_end false makes the
 // hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it back.
@@ -22,18 +33,25 @@ std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end = true);
 // complete_after_s after it ends); its EventId.
 std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& vm, int notice_s,
                        int duration_s, int complete_after_s);
+// The hook plays `vm`'s next start impact at `at`, not at once (IMPACT_HOOK_DELAY_DIR): an event that appears
+// already Started, its impact a little later.
+void delay_next_impact(const std::string& vm, WallTime at);
+// The emulator's record of event `id` (GET /admin/events); fails the test when it is gone.
+boost::json::object event_record(const ImdsEmulatorProcess& emulator, const std::string& id);
 
 class RealAgent {
  public:
-  // policy: merged into {"drain_lead_s": ..., ...} defaults of SPEC 2.3 (given keys replace); topology: the
-  // config's topology section (e.g. {"consistency": "LOCAL_ONE"}), defaults when empty.
+  // policy: merged into {"drain_lead_s": 30, "unsafe_drain_lead_s": 10} (given keys replace); every other key
+  // keeps the agent's default (no_impact_freeze_max_s 0: every impact drained; hold_between_events_s 120).
+  // topology: the config's topology section (e.g. {"consistency": "LOCAL_ONE"}), defaults when empty.
   RealAgent(const ImdsEmulatorProcess& emulator, int k, boost::json::object policy,
             boost::json::object topology = {});
   ~RealAgent();
 
   const std::string& address() const { return address_; }
   std::string vm() const { return "vm" + std::to_string(k_); }
-  // Starts the agent and waits for agent_started (its start-up asks nodetool: seconds on a real node).
+  // Starts the agent and waits until its start-up is over (it asks nodetool statusgossip and statusbinary:
+  // seconds on a real node) and it polls IMDS.
   void start();
   void kill();  // SIGKILL, reaped
   int stop();   // SIGTERM; the exit code

@@ -7,6 +7,8 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "agent_scenario.hpp"
@@ -130,6 +132,98 @@ void bring_back(const std::string& address) {
     }
   }
   BOOST_TEST_REQUIRE(wait_until(up_in_every_view, kNodeStartLimit), address << " not UN in every view again");
+}
+
+namespace {
+
+constexpr auto kSampleEvery = std::chrono::milliseconds(20);
+
+// "running", "frozen" or "gone", as cassandra-cluster.sh's process_state reads it.
+std::string jvm_state(const std::string& pid_file) {
+  std::ifstream pid_in(pid_file);
+  std::string pid;
+  if (!(pid_in >> pid)) return "gone";
+  std::ifstream stat_in("/proc/" + pid + "/stat");
+  std::string stat;
+  if (!std::getline(stat_in, stat)) return "gone";
+  const auto paren = stat.rfind(')');  // the command may hold blanks: the state follows its closing paren
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return "gone";
+  const char state = stat[paren + 2];
+  if (state == 'T' || state == 't') return "frozen";
+  if (state == 'Z' || state == 'X') return "gone";
+  return "running";
+}
+
+}  // namespace
+
+JvmWatcher::JvmWatcher(int k)
+    : pid_file_(
+          (std::filesystem::path(CLA_REAL_CLUSTER_DIR) / ("node" + std::to_string(k)) / "pid").string()),
+      thread_([this] {
+        while (!stop_) {
+          sample();
+          std::this_thread::sleep_for(kSampleEvery);
+        }
+      }) {}
+
+JvmWatcher::~JvmWatcher() {
+  stop_ = true;
+  thread_.join();
+}
+
+void JvmWatcher::sample() {
+  const std::string state = jvm_state(pid_file_);
+  const WallTime now = WallClock::now();
+  std::lock_guard lock(mutex_);
+  if (!spans_.empty() && spans_.back().state == state) {
+    spans_.back().to = now;
+  } else {
+    spans_.push_back({state, now, now});
+  }
+}
+
+std::vector<JvmWatcher::Span> JvmWatcher::spans() const {
+  std::lock_guard lock(mutex_);
+  return spans_;
+}
+
+std::optional<JvmWatcher::Span> JvmWatcher::first(const std::string& state, WallTime after) const {
+  for (const auto& span : spans())
+    if (span.state == state && span.from + kSampleEvery >= after) return span;
+  return std::nullopt;
+}
+
+std::string JvmWatcher::describe() const {
+  std::ostringstream text;
+  const auto all = spans();
+  if (all.empty()) return "no sample";
+  for (const auto& span : all)
+    text << span.state << " " << ms_between(all.front().from, span.from) << "+" << span.length().count()
+         << " ms; ";
+  return text.str();
+}
+
+JvmWatcher::Span require_impact(const JvmWatcher& watcher, const std::string& state, WallTime started,
+                                std::chrono::milliseconds within, std::chrono::milliseconds at_least) {
+  // Spans are closed by a later sample: wait until the one sought has lasted long enough (or never came).
+  std::optional<JvmWatcher::Span> span;
+  wait_until(
+      [&] {
+        span = watcher.first(state, started);
+        return span && span->length() >= at_least;
+      },
+      std::chrono::duration_cast<std::chrono::milliseconds>(until(started + within) + at_least));
+  BOOST_TEST_REQUIRE(span.has_value(), "the JVM was never " << state
+                                                            << " after the event started (the impact did "
+                                                            << "not land): " << watcher.describe());
+  BOOST_TEST(ms_between(started, span->from) <= within.count(),
+             "the JVM became " << state << " " << ms_between(started, span->from) << " ms after the start");
+  BOOST_TEST(span->length() >= at_least,
+             "the JVM was " << state << " for " << span->length().count() << " ms");
+  BOOST_TEST_MESSAGE("impact landed: JVM " << state << " " << ms_between(started, span->from)
+                                           << " ms after the event started, for " << span->length().count()
+                                           << " ms");
+  return *span;
 }
 
 }  // namespace cla::test::real

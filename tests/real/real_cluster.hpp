@@ -3,11 +3,16 @@
 // every node's view and to bring a node back after a case.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cassandra/process_runner.hpp"
+#include "state/scheduled_event.hpp"
 
 namespace cla::test::real {
 
@@ -38,6 +43,42 @@ bool serving(const std::string& address);
 // Leaves the node as the next case expects: running (continued if frozen, started if down, restarted if
 // drained), gossip and binary enabled, every node UN in every view. Fails the test when it cannot.
 void bring_back(const std::string& address);
+
+// What node K's JVM did, sampled every 20 ms from its pid file and /proc/<pid>/stat (the cluster script's
+// own source of truth): spans of "running", "frozen" (state T) or "gone" (no process, or a zombie). The
+// evidence that an impact really landed, independent of the hook that played it.
+class JvmWatcher {
+ public:
+  struct Span {
+    std::string state;
+    WallTime from, to;  // `to` is the last sample in that state
+    std::chrono::milliseconds length() const {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(to - from);
+    }
+  };
+  explicit JvmWatcher(int k);
+  ~JvmWatcher();
+  JvmWatcher(const JvmWatcher&) = delete;
+  JvmWatcher& operator=(const JvmWatcher&) = delete;
+
+  std::vector<Span> spans() const;
+  // The first span in `state` that began at or after `after` (the sampling interval earlier allowed).
+  std::optional<Span> first(const std::string& state, WallTime after) const;
+  std::string describe() const;  // every span, for a failure message
+
+ private:
+  void sample();
+  std::string pid_file_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mutex_;
+  std::vector<Span> spans_;
+  std::thread thread_;
+};
+
+// Fails the test unless `watcher` saw the JVM in `state` ("frozen" or "gone") from within `within` of
+// `started` (the instant the event started) for at least `at_least`; the span found.
+JvmWatcher::Span require_impact(const JvmWatcher& watcher, const std::string& state, WallTime started,
+                                std::chrono::milliseconds within, std::chrono::milliseconds at_least);
 
 }  // namespace cla::test::real
 

@@ -28,6 +28,13 @@ BOOST_FIXTURE_TEST_CASE(killed_mid_drain_and_restarted, RealCase) {
   BOOST_TEST(emulator->approvals().empty());
 
   agent.start();
+  // It adopted what it left: the state file says the node may be disabled, for this event (persisted before
+  // the first mutating command); a first start would have touched nothing.
+  const auto loaded =
+      agent.wait_for("state_loaded", std::chrono::ceil<std::chrono::seconds>(cla::test::kMargin));
+  BOOST_TEST(loaded.at("node_out_of_service").as_bool());
+  BOOST_TEST(loaded.at("events").to_number<int>() == 1);
+  BOOST_TEST(agent.log("first_start").size() == 1u, "the first run's only");
   const auto drained = agent.wait_for("drain_completed", 300s, id);
   const auto approved = agent.wait_for("event_approved", 60s, id);
   BOOST_TEST(cla::test::ms_between(cla::test::log_time(drained), cla::test::log_time(approved)) >= 0);

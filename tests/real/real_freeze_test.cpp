@@ -24,6 +24,7 @@ BOOST_FIXTURE_TEST_CASE(freeze_lifecycle, RealCase) {
   constexpr int notice_s = 120, lead_s = 115, duration_s = 20, complete_after_s = 5;
   RealAgent agent(*emulator, 1, {{"drain_lead_s", lead_s}});
   agent.start();
+  JvmWatcher jvm(1);
   const std::string id = add_freeze(*emulator, "vm1", notice_s, duration_s, complete_after_s);
 
   // Gate (status, info) and two steps: a handful of nodetool JVMs, seconds each.
@@ -52,8 +53,11 @@ BOOST_FIXTURE_TEST_CASE(freeze_lifecycle, RealCase) {
   const auto approvals = emulator->approvals();
   BOOST_TEST_REQUIRE(approvals.size() == 1u);
   BOOST_TEST(approvals[0].at("vm") == "vm1");
+  // Started at approval: the hook freezes the JVM for the duration (seen in /proc, not taken on trust).
+  require_impact(jvm, "frozen", cla::test::emulator_time(approvals[0]), cla::test::kMargin,
+                 std::chrono::seconds(duration_s) - 500ms);
 
-  // Started at approval; the hook freezes the JVM for the duration; removed duration + completion later.
+  // Removed duration + completion after the start.
   const auto restored =
       agent.wait_for("restore_completed", std::chrono::seconds(duration_s + complete_after_s) + 240s);
   BOOST_TEST(!restored.at("restarted").as_bool());

@@ -368,4 +368,42 @@ BOOST_AUTO_TEST_CASE(the_expectation_follows_the_last_five_measurements_and_only
   BOOST_TEST(failing.state().drain_durations_ms.empty());
 }
 
+// SPEC 3.3, before the first measured drain (a new agent): the calls already made show what a nodetool JVM
+// costs on this node, and the path runs them one after another: the gate's round, disablebinary,
+// disablegossip (3), and drain when the event flushes (4); x1.5. A measured drain then takes over.
+BOOST_AUTO_TEST_CASE(before_any_measured_drain_the_nodetool_calls_set_the_expectation) {
+  struct Row {
+    const char* name;
+    const char* type;
+    std::vector<std::int64_t> calls_ms;
+    std::chrono::milliseconds expected;
+  };
+  const Row rows[] = {
+      {"no call made", "Freeze", {}, 0ms},
+      {"a Freeze: 3 calls", "Freeze", {4000, 6000}, 27000ms},
+      {"a Reboot flushes: 4 calls", "Reboot", {4000, 6000}, 36000ms},
+      {"only the last five calls", "Freeze", {20000, 1000, 1000, 1000, 1000, 2000}, 9000ms},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.name) {
+      Core core = started_core();
+      for (const auto ms : row.calls_ms) core.note_nodetool_call(std::chrono::milliseconds(ms));
+      core.on_document(doc(2, {{.type = row.type, .not_before_in = 10min, .duration_s = 30}}), T0);
+      BOOST_TEST((*core.next_wakeup(T0) == T0 + 10min - 30s - row.expected));
+      const Actions a = core.on_timer(T0 + 10min - 30s - row.expected);
+      BOOST_REQUIRE(all_of<CheckSafety>(a).size() == 1u);
+      const Actions started = core.on_safety({true, "ok", {}, {}}, T0 + 10min - 30s - row.expected);
+      BOOST_TEST(fields_of(started, "drain_started").at("expected_drain_s").as_double() ==
+                 static_cast<double>(row.expected.count()) / 1000.0);
+    }
+  }
+  // Once a drain was measured (2 s), the calls (20 s each) no longer count.
+  AgentState state;
+  state.drain_durations_ms = {2000};
+  Core core = started_core(test_policy(), state, StateSource::loaded);
+  core.note_nodetool_call(20s);
+  core.on_document(doc(2, {{.type = "Freeze", .not_before_in = 10min, .duration_s = 30}}), T0);
+  BOOST_TEST((*core.next_wakeup(T0) == T0 + 10min - 30s - 3s));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
