@@ -9,6 +9,8 @@ Through Prometheus' HTTP API it then asserts that:
   - the alerts the wave must cause fired, and resolved while the agents still ran (every node drained for a
     while: CassandraNodeDrainedTooLong; the safety gate holding fault domain 1's drains while rack1 is out:
     CassandraDrainUnsafePersisting);
+  - CassandraUnprotectableKeyspace fired for every agent and kept firing while it ran (the demo's system_auth
+    is SimpleStrategy RF 1, unprotectable for as long as it stays so);
   - no other alert fired while the agents ran;
   - every panel query of deploy/grafana/cassandra-lifecycle-agent.json returns series over the wave.
 Usage: prometheus_wave_test.py --source-dir DIR --bin-dir DIR   (DEMO_KEEP=1 / PROMETHEUS_WAVE_KEEP=1 keep
@@ -29,6 +31,7 @@ import urllib.request
 import yaml
 
 JOB = "cassandra-lifecycle-agent"
+SCRAPE_S = EVALUATION_S = 1  # an alert's last firing sample may precede its agent's last scrape by one of each
 # The wave's drains last 8-20 s, the gate holds fault domain 1 for about 3 s, and a restore takes well under
 # a second: each `for:` below keeps that alert's meaning at the wave's scale.
 TEST_FOR = {
@@ -44,6 +47,9 @@ MUST_FIRE_AND_RESOLVE = {
     "CassandraNodeDrainedTooLong": {f"vm{i}" for i in range(9)},
     "CassandraDrainUnsafePersisting": None,  # at least one of fault domain 1's VMs
 }
+# The demo's cluster keeps system_auth at SimpleStrategy RF 1 (Cassandra's default): every agent reports it
+# unprotectable from its first schema refresh on, and the alert stays firing as long as the keyspace is so.
+MUST_FIRE_AND_PERSIST = {"CassandraUnprotectableKeyspace": {f"vm{i}" for i in range(9)}}
 FD1 = {"vm3", "vm4", "vm5"}
 
 
@@ -58,7 +64,8 @@ class Prometheus:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         config = {
-            "global": {"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
+            "global": {"scrape_interval": f"{SCRAPE_S}s", "scrape_timeout": "900ms",
+                       "evaluation_interval": f"{EVALUATION_S}s"},
             "rule_files": [rules],
             "scrape_configs": [
                 {"job_name": JOB, "file_sd_configs": [{"files": [targets], "refresh_interval": "1s"}]}
@@ -203,8 +210,16 @@ def main():
             for who in had:
                 if fired[(alert, who)][1] >= last_up:
                     failures.append(f"{alert} for {who} still firing when the agents stopped")
+        for alert, vms in MUST_FIRE_AND_PERSIST.items():
+            for who in sorted(vms):
+                interval = fired.get((alert, who))
+                if interval is None:
+                    failures.append(f"{alert} did not fire for {who}")
+                elif interval[1] < last_up - SCRAPE_S - EVALUATION_S:
+                    failures.append(f"{alert} for {who} resolved at {interval[1] - started:.1f} s, while "
+                                    "the keyspace was still unprotectable")
         for (alert, who), (f0, _) in fired.items():
-            if alert in MUST_FIRE_AND_RESOLVE:
+            if alert in MUST_FIRE_AND_RESOLVE or alert in MUST_FIRE_AND_PERSIST:
                 continue
             if f0 < last_up:
                 failures.append(f"{alert} fired for {who} during the wave (at {f0 - started:.1f} s)")
