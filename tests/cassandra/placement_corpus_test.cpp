@@ -1,7 +1,7 @@
 // The placement proven on real Cassandra 5.0.9: for every captured cluster shape
-// (tests/data/cassandra/real-5.0/ placement/<shape>/, scripts/cluster/capture-cassandra-corpus.sh --placement) and
-// every keyspace describecluster lists, the replicas computed from `ring` equal `describering`'s, range by
-// range and in Cassandra's order.
+// (tests/data/cassandra/real-5.0/ placement/<shape>/, scripts/cluster/capture-cassandra-corpus.sh
+// --placement) and every keyspace describecluster lists, the replicas computed from `ring` equal
+// `describering`'s, range by range and in Cassandra's order.
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <map>
