@@ -107,6 +107,17 @@ bool serving(const std::string& address) {
   return true;
 }
 
+void require_ok(const CommandOutcome& out) {
+  BOOST_TEST_REQUIRE(out.ok(), out.summary());
+}
+
+void take_out(const std::string& address, const std::string& observer) {
+  require_ok(nodetool(address, "disablebinary"));
+  require_ok(nodetool(address, "disablegossip"));
+  BOOST_TEST_REQUIRE(wait_until([&] { return seen_as(observer, address) == "DN"; }, 120s),
+                     address << " not DN in " << observer << "'s view");
+}
+
 void bring_back(const std::string& address) {
   // Continue a frozen JVM, start a stopped one (status: one JSON line per node).
   const CommandOutcome status = cluster({"status"});

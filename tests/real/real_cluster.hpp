@@ -40,6 +40,12 @@ bool up_in_every_view();  // every node UN in every node's view
 // True when both statusgossip and statusbinary answer "running".
 bool serving(const std::string& address);
 
+// Fails the test (with nodetool's summary) unless the command succeeded.
+void require_ok(const CommandOutcome& out);
+// Takes the node out as a drained rack is (disablebinary, disablegossip) and waits until `observer`'s
+// nodetool status shows it DN.
+void take_out(const std::string& address, const std::string& observer);
+
 // Leaves the node as the next case expects: running (continued if frozen, started if down, restarted if
 // drained), gossip and binary enabled, every node UN in every view. Fails the test when it cannot.
 void bring_back(const std::string& address);

@@ -7,25 +7,15 @@
 #include "real_agent.hpp"
 #include "real_cluster.hpp"
 
-namespace {
-
 using namespace std::chrono_literals;
 using namespace cla::test::real;
-
-void require_ok(const cla::CommandOutcome& out) {
-  BOOST_TEST_REQUIRE(out.ok(), out.summary());
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(real_gate_test)
 
 BOOST_FIXTURE_TEST_CASE(rack2_out_blocks_rack3_until_it_is_back, RealCase) {
   touched = {2, 3};
   const std::string rack2 = node_address(2), rack3 = node_address(3);
-  require_ok(nodetool(rack2, "disablebinary"));
-  require_ok(nodetool(rack2, "disablegossip"));
-  BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return seen_as(rack3, rack2) == "DN"; }, 120s));
+  take_out(rack2, rack3);
 
   auto emulator = start_emulator();
   // Due at once; the forced drain comes only at NotBefore - 5 s, long after rack2 is back.

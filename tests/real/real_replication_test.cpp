@@ -22,10 +22,6 @@ using namespace std::chrono_literals;
 using namespace cla::test::real;
 namespace json = boost::json;
 
-void require_ok(const cla::CommandOutcome& out) {
-  BOOST_TEST_REQUIRE(out.ok(), out.summary());
-}
-
 template <class T>
 T required(const cla::Result<T>& parsed, const std::string& what) {
   BOOST_REQUIRE_MESSAGE(parsed.ok(), what << ": " << (parsed.ok() ? "" : parsed.error().message));
@@ -133,9 +129,7 @@ BOOST_FIXTURE_TEST_CASE(rack2_down_rack3_drains_at_local_one_and_waits_at_local_
     cql(std::string("ALTER KEYSPACE ") + keyspace +
         " WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}");
   const std::string rack2 = node_address(2), rack3 = node_address(3);
-  require_ok(nodetool(rack2, "disablebinary"));
-  require_ok(nodetool(rack2, "disablegossip"));
-  BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return seen_as(rack3, rack2) == "DN"; }, 120s));
+  take_out(rack2, rack3);
 
   auto emulator = start_emulator();
   // Due at once; the forced drain only at NotBefore - 5 s.
