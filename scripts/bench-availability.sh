@@ -161,8 +161,11 @@ all_un_everywhere() {
 start_run_emulator() { # run_dir
   local dir=$1 vm
   mkdir -p "$dir/delay"
+  # A rebooted VM boots Cassandra without its native transport while its agent holds the node drained
+  # (IMPACT_HOOK_AGENT_STATE, as deploy/cassandra.service.d's drop-in does): clients return at the restore.
   IMPACT_HOOK_RESTART=1 IMPACT_HOOK_NODES=$hook_nodes IMPACT_HOOK_LOG=$dir/impact-hook-start.log \
-    IMPACT_HOOK_RECORD=$dir/impacts.jsonl IMPACT_HOOK_DELAY_DIR=$dir/delay \
+    IMPACT_HOOK_AGENT_STATE=$dir/agent-%s/state.json IMPACT_HOOK_RECORD=$dir/impacts.jsonl \
+    IMPACT_HOOK_DELAY_DIR=$dir/delay \
     start_emulator "$bin_dir/imds-emulator" "$dir" "${vm_specs[@]}" -- \
     --impact-hook "$root/scripts/cluster/impact-hook.sh"
   pids+=("$emulator_pid") # registered for cleanup by start_emulator
@@ -193,7 +196,7 @@ start_vm_agent() { # run_dir vm
   config=$(jq -n --arg endpoint "${vm_url[$2]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" \
     --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" --argjson coordination "$coordination" '{
       imds: {endpoint: $endpoint},
-      cassandra: {nodetool: [$cluster, "nodetool", $node], restart_command: [$cluster, "start", $node]},
+      cassandra: {nodetool: [$cluster, "nodetool", $node], restart_command: [$cluster, "start", $node, "--no-binary"]},
       log: {level: $level},
       http: {listen: "127.0.0.1:0"}} + (if $coordination then {coordination: $coordination} else {} end)')
   CLA_BOOT_ID_FILE=$dir/boot_id start_agent "$bin_dir/cassandra-lifecycle-agent" "$dir" "$config"

@@ -16,8 +16,11 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
   freeze ADDRESS SECONDS           SIGSTOP the node, SIGCONT it after SECONDS (in the background; a SIGTERM to
                                    the sleeper continues the node at once)
   kill ADDRESS                     SIGKILL the node (as the VM's loss would)
-  start ADDRESS                    start one node again (killing it first if it runs: a restart, so it can
-                                   be an agent's restart_command) and wait until it is UN in every view
+  start ADDRESS [--no-binary]      start one node again (killing it first if it runs: a restart, so it can
+                                   be an agent's restart_command) and wait until it is UN in every view;
+                                   --no-binary: without its native transport (-Dcassandra.start_native_
+                                   transport=false), as a node the agent holds drained must come back: clients
+                                   return when the agent's restore runs `nodetool enablebinary`
   stop                             kill every node and wait until they are gone
 Environment:
   CASSANDRA_CLUSTER_DIR   cluster directory (default: <repo>/build/cassandra-cluster; --dir overrides)
@@ -149,22 +152,25 @@ detach() {
 }
 
 # ---- one node ----
-launch_node() {
+launch_node() { # K [JVM_FLAG...]
   local k=$1 dir cp
+  shift
   dir=$(node_dir "$k")
   check_ports_free "$k"
   cp=$(classpath)
   [[ -f $dir/logs/system.log ]] && mv "$dir/logs/system.log" "$dir/logs/system.log.prev"
   local flags
   mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")")
+  flags+=("$@")
   detach "$dir/logs/stdout.log" java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon
   echo $! >"$dir/pid"
 }
 
+# wait_node_listening K [MARK]: until the node's log shows MARK (default: its native transport listening).
 wait_node_listening() {
-  local k=$1 deadline=$((SECONDS + node_up_limit_s)) dir
+  local k=$1 mark=${2:-Starting listening for CQL clients} deadline=$((SECONDS + node_up_limit_s)) dir
   dir=$(node_dir "$k")
-  until grep -q "Starting listening for CQL clients" "$dir/logs/system.log" 2>/dev/null; do
+  until grep -q "$mark" "$dir/logs/system.log" 2>/dev/null; do
     if [[ -z $(node_pid "$k") ]]; then
       tail -n 30 "$dir/logs/system.log" "$dir/logs/stdout.log" >&2 2>/dev/null || true
       die "node $(node_address "$k") exited while starting (logs above: $dir/logs)"
@@ -284,18 +290,27 @@ cmd_start_cluster() {
   say "$nodes nodes UN in every view, keyspace lifecycle ready in $((SECONDS - started)) s ($cluster_dir)"
 }
 
-cmd_start_node() {
+cmd_start_node() { # ADDRESS [--no-binary]
   load_layout
   local k started=$SECONDS
   k=$(node_of_address "$1")
+  case ${2:-} in
+    "" | --no-binary) ;;
+    *) die "start $1: unknown option '$2' (only --no-binary)" ;;
+  esac
   if [[ -n $(node_pid "$k") ]]; then
     log "node $1 is running (pid $(node_pid "$k")): killing it to restart it"
     kill_nodes "$k"
   fi
-  launch_node "$k"
-  wait_node_listening "$k"
+  if [[ ${2:-} == --no-binary ]]; then
+    launch_node "$k" -Dcassandra.start_native_transport=false
+    wait_node_listening "$k" "Startup complete"
+  else
+    launch_node "$k"
+    wait_node_listening "$k"
+  fi
   wait_all_up_in_every_view
-  say "node $1 UN in every view in $((SECONDS - started)) s"
+  say "node $1 UN in every view in $((SECONDS - started)) s${2:+, its native transport off until nodetool enablebinary}"
 }
 
 cmd_status() {
@@ -388,7 +403,7 @@ case ${1:-} in
   -h | --help | help) usage ;;
   start)
     shift
-    if [[ ${1:-} =~ ^127\. ]]; then cmd_start_node "$1"; else cmd_start_cluster "$@"; fi
+    if [[ ${1:-} =~ ^127\. ]]; then cmd_start_node "$@"; else cmd_start_cluster "$@"; fi
     ;;
   status) cmd_status ;;
   nodetool) shift; cmd_nodetool "$@" ;;

@@ -19,7 +19,8 @@ What it does:
   Freeze start                      cassandra-cluster.sh freeze ADDRESS D   (D = IMDS_DURATION_S; -1/0 -> 5)
   Reboot|Redeploy|Preempt start     cassandra-cluster.sh kill ADDRESS
   Reboot|Redeploy|Preempt end       cassandra-cluster.sh start ADDRESS, in the background (it waits until
-                                    the node is UN in every view), output to IMPACT_HOOK_LOG
+                                    the node is UN in every view), output to IMPACT_HOOK_LOG; with --no-binary
+                                    when the VM's agent holds the node drained (IMPACT_HOOK_AGENT_STATE)
   Terminate start                   cassandra-cluster.sh kill ADDRESS (the VM is gone: no start)
   anything else                     nothing (logged)
 After a start's impact the hook reads the node's JVM state (cassandra-cluster.sh status: /proc/PID/stat) until
@@ -33,6 +34,10 @@ Configuration (environment):
                         down (an agent's restart_command or an operator brings it back)
   IMPACT_HOOK_LOG       where the background start writes (default: CASSANDRA_CLUSTER_DIR/impact-hook.log,
                         else /tmp/impact-hook.log)
+  IMPACT_HOOK_AGENT_STATE  the VM's agent's state file, %s standing for the VM (e.g. /run/agent-%s/state.json):
+                        when it says the node is drained ("node": {"drained": true}), the VM boots Cassandra
+                        without its native transport, as deploy/README.md's unit drop-in does, and the
+                        agent's restore opens it; unset, or no such file: Cassandra starts as configured
   IMPACT_HOOK_RECORD    a file: one JSON line appended per start and end played: t_ms, vm, event_id, type,
                         phase, address, pid (before), state_before, state (after the impact: frozen |
                         stopped | running), landed (true | false | "absorbed" | null when nothing was to
@@ -146,9 +151,17 @@ case $phase:$type in
       record "$(node_status)" null
       exit 0
     fi
+    start_args=("$address")
+    if [[ -n ${IMPACT_HOOK_AGENT_STATE:-} ]]; then
+      state_file=${IMPACT_HOOK_AGENT_STATE//%s/$vm}
+      if [[ -f $state_file ]] && jq -e '.node.drained == true' "$state_file" >/dev/null; then
+        start_args+=(--no-binary)
+        say "$state_file: the agent holds $address drained, so Cassandra starts without its native transport"
+      fi
+    fi
     # The start waits until the node is UN in every view (tens of seconds): not in the emulator's run.
-    setsid "$cluster" start "$address" </dev/null >>"$log_file" 2>&1 &
-    say "starting $address in the background (pid $!, log $log_file)"
+    setsid "$cluster" start "${start_args[@]}" </dev/null >>"$log_file" 2>&1 &
+    say "starting ${start_args[*]} in the background (pid $!, log $log_file)"
     record "$(node_status)" null
     ;;
   start:* | end:*)

@@ -83,7 +83,7 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
         {{"nodetool", {cluster_script(), "nodetool", address_}},
          // Bounds restart_command too: a node start back to UN in every view takes minutes under load.
          {"command_timeout_s", 300},
-         {"restart_command", {cluster_script(), "start", address_}}}},
+         {"restart_command", {cluster_script(), "start", address_, "--no-binary"}}}},
        {"policy", full_policy},
        {"topology", std::move(topology)}});
 }

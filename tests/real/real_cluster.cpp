@@ -107,6 +107,19 @@ bool serving(const std::string& address) {
   return true;
 }
 
+std::string cql_opened_by(int k) {
+  std::ifstream log(std::filesystem::path(CLA_REAL_CLUSTER_DIR) / ("node" + std::to_string(k)) / "logs" /
+                    "system.log");
+  std::string line, thread;
+  // "INFO  [main] 2026-11-27 00:00:16,177 PipelineConfigurator.java:148 - Starting listening for CQL clients"
+  while (std::getline(log, line))
+    if (line.find("Starting listening for CQL clients") != std::string::npos)
+      if (const auto open = line.find('['), close = line.find(']', open);
+          open != std::string::npos && close != std::string::npos)
+        thread = line.substr(open + 1, close - open - 1);
+  return thread;
+}
+
 void require_ok(const CommandOutcome& out) {
   BOOST_TEST_REQUIRE(out.ok(), out.summary());
 }

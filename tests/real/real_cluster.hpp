@@ -39,6 +39,10 @@ std::string seen_as(const std::string& viewer, const std::string& node);
 bool up_in_every_view();  // every node UN in every node's view
 // True when both statusgossip and statusbinary answer "running".
 bool serving(const std::string& address);
+// The thread that last opened node K's CQL port, from its system.log ("Starting listening for CQL clients"):
+// "main" when Cassandra opened it while starting, an "RMI TCP Connection(...)" thread when `nodetool
+// enablebinary` did; "" when the log has no such line.
+std::string cql_opened_by(int k);
 
 // Fails the test (with nodetool's summary) unless the command succeeded.
 void require_ok(const CommandOutcome& out);

@@ -1,6 +1,7 @@
 // A Reboot on real Cassandra: disablebinary, disablegossip, nodetool drain; the approval starts it and the
 // hook kills the JVM (the VM's loss); the VM does not come back by itself here (IMPACT_HOOK_RESTART=0), so
-// once the event is gone the agent finds the node not serving and its restart_command brings it back.
+// once the event is gone the agent finds the node not serving and its restart_command brings it back
+// without its native transport (--no-binary): the restore opens it.
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -43,6 +44,8 @@ BOOST_FIXTURE_TEST_CASE(reboot_drains_flushes_and_restart_command_brings_it_back
   BOOST_TEST(!restored.at("already_serving").as_bool());
   BOOST_TEST(agent.find("restart_needed").has_value(), "checked before restarting");
   BOOST_TEST(serving(agent.address()));
+  // restart_command starts Cassandra with --no-binary: clients come back when the restore opens the port.
+  BOOST_TEST(cql_opened_by(1).starts_with("RMI"), "CQL port opened by: " << cql_opened_by(1));
   BOOST_TEST(cla::test::wait_until(up_in_every_view, 300s));
   agent.report_timings("reboot");
   BOOST_TEST(agent.stop() == 0);
