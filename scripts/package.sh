@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package of SPEC 11 from a build tree (dpkg-deb) and checks it: lintian with no error (the
 # tags it cannot fix are overridden with a reason in deploy/debian/lintian-overrides) and
-# `systemd-analyze verify` of the unit as installed. Prints the package's path as its last line.
+# `systemd-analyze verify` of the unit as installed, and of the example drop-in for Cassandra's unit (with its
+# ExecStartPre run on sample state files). Prints the package's path as its last line.
 # Usage: scripts/package.sh [--build-dir DIR] [--out DIR]   (defaults: build/, the .deb into the build dir)
 #   The version is the CMake project's (project(... VERSION x.y.z), as configured in the build dir).
 set -euo pipefail
@@ -107,4 +108,28 @@ if ! MANPATH=$unpacked/usr/share/man systemd-analyze verify "$work/verify/$name.
   die "systemd-analyze verify reported the above for $name.service"
 fi
 echo "   clean"
+
+echo "== Cassandra's drop-in (examples/cassandra.service.d): systemd-analyze verify on a stand-in cassandra.service, and"
+echo "   its ExecStartPre on a drained, a restored and a missing state file"
+dropin=$unpacked/usr/share/doc/$name/examples/cassandra.service.d/$name.conf
+mkdir -p "$work/cassandra/cassandra.service.d"
+printf '[Unit]\nDescription=stand-in\n[Service]\nExecStart=/bin/true\n' >"$work/cassandra/cassandra.service"
+cp "$dropin" "$work/cassandra/cassandra.service.d/"
+systemd-analyze verify "$work/cassandra/cassandra.service" >"$verify_out" 2>&1 || true
+[[ ! -s $verify_out ]] || { cat "$verify_out"; die "systemd-analyze verify reported the above for the drop-in $dropin"; }
+pre=$(sed -n 's/^ExecStartPre=//p' "$dropin")
+[[ $pre == "/bin/sh -c '"*"'" ]] || die "$dropin: no ExecStartPre=/bin/sh -c '...' line"
+pre=${pre#/bin/sh -c \'} pre=${pre%\'}
+env_file=$(sed -n 's/^EnvironmentFile=-//p' "$dropin")
+[[ $pre == *"/var/lib/$name/state.json"* && $pre == *"$env_file"* ]] ||
+  die "$dropin: ExecStartPre does not read /var/lib/$name/state.json into its EnvironmentFile $env_file"
+pre=${pre//\/var\/lib\/$name\/state.json/$work/cassandra/state.json} pre=${pre//$env_file/$work/cassandra/env}
+for case in 'true:JVM_EXTRA_OPTS=-Dcassandra.start_native_transport=false' 'false:' 'missing:'; do
+  rm -f "$work/cassandra/state.json"
+  [[ ${case%%:*} == missing ]] || echo "{\"node\": {\"drained\": ${case%%:*}}}" >"$work/cassandra/state.json"
+  sh -c "$pre" || die "$dropin: ExecStartPre failed with drained ${case%%:*}"
+  [[ $(cat "$work/cassandra/env") == "${case#*:}" ]] ||
+    die "$dropin: drained ${case%%:*} gave '$(cat "$work/cassandra/env")', not '${case#*:}'"
+done
+echo "   clean; drained -> $(sed -n 's/^.*echo \([^;]*\);.*$/\1/p' "$dropin"), restored or no state file -> nothing"
 echo "$deb"
