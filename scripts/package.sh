@@ -13,7 +13,7 @@ while (($#)); do
   case $1 in
     --build-dir) build=$(cd "${2:?--build-dir needs a directory}" && pwd); shift ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    -h | --help) sed -n '2,6s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "package.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
