@@ -212,8 +212,9 @@ nodetool_argv() {
   # A nodetool call is a short JVM whose start is the drain path's cost: C1 alone and the serial collector take
   # it from ~2.7 to ~1.1 CPU-seconds here (JAVA_TOOL_OPTIONS does the same for Cassandra's own bin/nodetool,
   # deploy/README.md).
-  nodetool_cmd=(java -ea -cp "$(classpath)" "${CASSANDRA_JPMS_FLAGS[@]}" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
-    "-Dcassandra.storagedir=$dir/data" "-Dlogback.configurationFile=file://$dir/conf/logback-tools.xml"
+  nodetool_cmd=(java -ea -cp "$(classpath)" "${CASSANDRA_JPMS_FLAGS[@]}" -Xmx128m
+    -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "-Dcassandra.storagedir=$dir/data"
+    "-Dlogback.configurationFile=file://$dir/conf/logback-tools.xml"
     org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$(node_jmx_port "$k")" "$@")
 }
 run_nodetool() {
@@ -301,6 +302,7 @@ cmd_start_node() { # ADDRESS [--no-binary]
     "" | --no-binary) ;;
     *) die "start $1: unknown option '$2' (only --no-binary)" ;;
   esac
+  (($# <= 2)) || die "start $1 $2: one option at most, not '${*:3}'"
   if [[ -n $(node_pid "$k") ]]; then
     log "node $1 is running (pid $(node_pid "$k")): killing it to restart it"
     kill_nodes "$k"
