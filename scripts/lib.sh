@@ -142,7 +142,11 @@ wait_until() {
 pid_alive() { kill -0 "$1" 2>/dev/null; }
 # alive_or_die PID WHAT [FILE]: dies "WHAT exited" (with FILE's last 3 lines) when PID is gone.
 alive_or_die() { pid_alive "$1" || die "$2 exited${3:+: $(tail -n 3 "$3" 2>/dev/null)}"; }
-lines_at_least() { (($(grep -c -- "$2" "$1" 2>/dev/null || true) >= $3)); } # FILE PATTERN COUNT
+lines_at_least() { # FILE PATTERN COUNT (a file not there yet has none)
+  local n
+  n=$(grep -c -- "$2" "$1" 2>/dev/null) || true
+  ((${n:-0} >= $3))
+}
 
 # ---- loopback -----------------------------------------------------------------------------------------------------
 free_port() { # a port of 127.0.0.1 that nobody listens on now

@@ -231,8 +231,7 @@ asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcom
 }
 
 asio::awaitable<StepOutcome> Daemon::confirm_restored() {
-  const CommandOutcome gossip = co_await nodetool("statusgossip");
-  const CommandOutcome binary = co_await nodetool("statusbinary");
+  const auto [gossip, binary] = co_await (nodetool("statusgossip") && nodetool("statusbinary"));
   const auto g = running_state(gossip);
   const auto b = running_state(binary);
   if (g && b && *g && *b) co_return StepOutcome{true, false, ""};

@@ -101,13 +101,20 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   co_return d.result;
 }
 
-// describecluster, then ring (2 runs whatever the number of keyspaces; a third, status, only while this
-// node's address is not known yet). Every keyspace that cannot be protected is reported once per refresh.
+// describecluster and ring at once (2 runs whatever the number of keyspaces; status and, the first time, info
+// beside them while this node's address is not known yet). Every keyspace that cannot be protected is
+// reported once per refresh.
 asio::awaitable<void> Daemon::refresh_schema(std::string why) {
   refreshing_ = true;
   refresh_attempted_at_ = std::chrono::steady_clock::now();
-  Result<ReplicationSnapshot> snapshot = co_await read_schema();
-  if (!stopping_ && snapshot && !last_view_) (void)co_await read_cluster_view();
+  std::optional<Result<ReplicationSnapshot>> schema;
+  auto read_into = [&]() -> asio::awaitable<void> { schema.emplace(co_await read_schema()); };
+  auto view = [&]() -> asio::awaitable<void> { (void)co_await read_cluster_view(); };
+  if (last_view_)
+    co_await read_into();
+  else
+    co_await (read_into() && view());
+  Result<ReplicationSnapshot> snapshot = std::move(*schema);
   refreshing_ = false;
   refresh_done_.cancel();  // a gate check waiting for this refresh goes on
   if (stopping_) co_return;
@@ -137,14 +144,14 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
             {"consistency", to_string(config_.topology.consistency)}});
 }
 
-// describecluster, then ring, into a snapshot; why not, when either cannot be read.
+// describecluster and ring (independent reads, each a JVM start: at once) into a snapshot; why not, when
+// either cannot be read.
 asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
-  const CommandOutcome described = co_await nodetool("describecluster");
+  const auto [described, ring] = co_await (nodetool("describecluster") && nodetool("ring"));
+  if (stopping_) co_return make_error("stopping");
   if (auto problem = unusable(described, "describecluster"); !problem.empty()) co_return make_error(problem);
   auto cluster = parse_nodetool_describecluster(described.out);
   if (!cluster) co_return make_error("cannot read nodetool describecluster: " + cluster.error().message);
-  if (stopping_) co_return make_error("stopping");
-  const CommandOutcome ring = co_await nodetool("ring");
   if (auto problem = unusable(ring, "ring"); !problem.empty()) co_return make_error(problem);
   auto table = parse_nodetool_ring(ring.out);
   if (!table) co_return make_error("cannot read nodetool ring: " + table.error().message);

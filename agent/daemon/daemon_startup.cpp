@@ -1,6 +1,8 @@
 // The shell's start-up observations: who this node is (config or IMDS compute), its boot id and its status.
 #include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <fstream>
+#include <utility>
 
 #include "agent/daemon/daemon.hpp"
 #include "agent/log.hpp"
@@ -9,6 +11,7 @@ namespace cla {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
+using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 // Tests point CLA_BOOT_ID_FILE at a file of their own to play a VM reboot.
@@ -57,10 +60,12 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   info.source = source;
   info.boot_id = read_boot_id();
   if (info.boot_id.empty()) log_line(LogLevel::warning, "boot_id_unknown", {});
-  for (const char* sub : {"statusgossip", "statusbinary"}) {
-    const CommandOutcome out = co_await nodetool(sub);
-    if (stopping_) break;  // its child was stopped with the agent: nothing to report after agent_stopped
-    const auto running = running_state(out);
+  // Two independent reads, each a JVM start: at once.
+  const auto [gossip, binary] = co_await (nodetool("statusgossip") && nodetool("statusbinary"));
+  if (stopping_)
+    co_return info;  // their children were stopped with the agent: nothing to report after agent_stopped
+  for (const auto& [sub, out] : {std::pair{"statusgossip", &gossip}, std::pair{"statusbinary", &binary}}) {
+    const auto running = running_state(*out);
     if (!running) {
       log_line(LogLevel::warning, "node_status_unknown",
                {{"subcommand", sub}, {"detail", running.error().message}});
