@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <thread>
 
 #include "agent_scenario.hpp"
 
@@ -122,6 +123,34 @@ BOOST_AUTO_TEST_CASE(a_schema_that_cannot_be_read_falls_back_to_the_rack_count) 
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
   s.approved_and_started(id);
   BOOST_TEST(agent_calls(s).at("describecluster") == 1, "asked again only after schema_refresh_s");
+}
+
+// A refresh on event_seen serves the gate: an event first seen Started (an emergency drain) passes no gate,
+// so it triggers none even when one is due; its drain has the cores to itself. A platform event seen next
+// does.
+BOOST_AUTO_TEST_CASE(an_event_first_seen_started_triggers_no_refresh) {
+  AgentScenario s;
+  constexpr std::chrono::seconds refresh_interval{10};  // the least schema_refresh_s allows
+  s.write_config({{"topology", {{"schema_refresh_s", refresh_interval.count()}}}});
+  s.start_agent();
+  const auto at_start = s.wait_for("schema_refreshed", kMargin);
+  // Past the interval, counted from the start refresh's end (its attempt began before): a refresh is due.
+  std::this_thread::sleep_until(log_time(at_start) + refresh_interval);
+  const auto added = cla::WallClock::now();
+  const std::string started = s.emulator().add_event(
+      {{"type", "Reboot"}, {"resources", {"vm0"}}, {"started", true}, {"complete_after_s", 60}});
+  s.wait_for("drain_completed", s.within_a_poll() + kMargin, started);
+  const auto during = agent_calls(s, added);
+  BOOST_TEST(!during.contains("describecluster"));
+  BOOST_TEST(!during.contains("ring"));
+  BOOST_TEST(s.log("schema_refreshed").size() == 1u);
+
+  s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 30}, {"duration_s", 5}});
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return s.log("schema_refreshed").size() == 2u; }, s.within_a_poll() + 2 * kMargin),
+      "a refresh was due: a scheduled event's sighting makes it");
+  BOOST_TEST(s.log("schema_refreshed").back().at("trigger") == "event_seen");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
