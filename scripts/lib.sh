@@ -251,7 +251,9 @@ start_agent() {
   jq -n --arg dir "$dir" --argjson config "$3" \
     '{state_file: ($dir + "/state.json"), log: {file: ($dir + "/agent.jsonl"), level: "info"}} * $config' \
     >"$dir/config.json"
-  "$bin" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
+  local runner=() # agent_nice=N: at that niceness, as a unit's Nice= would (nice execs: the pid is the agent's)
+  [[ -z ${agent_nice:-} ]] || runner=(nice -n "$agent_nice")
+  "${runner[@]}" "$bin" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
   agent_started=$!
   cleanup_pid "$agent_started"
 }
