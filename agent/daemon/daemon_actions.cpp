@@ -31,14 +31,6 @@ LogLevel level_of(Severity s) {
 }
 
 constexpr auto kHookTimeout = 30s;
-
-// An event_seen line's event drains without the gate: Started already (an emergency drain) or a user's.
-bool drains_without_gate(const boost::json::object& fields) {
-  const auto* status = fields.if_contains("event_status");
-  const auto* source = fields.if_contains("event_source");
-  return (status && status->is_string() && status->get_string() == "Started") ||
-         (source && source->is_string() && source->get_string() == "User");
-}
 }  // namespace
 
 Result<bool> running_state(const CommandOutcome& out) {
@@ -119,9 +111,16 @@ void Daemon::log_core(const LogAction& line) {
   // An event for this node: the gated drain it may bring wants a recent schema (at most once an interval).
   // Not one first seen Started (its drain is an emergency one) or from a user (drained at once): they pass no
   // gate, and the refresh's two nodetool JVMs would only slow their drain (35 s for `disablebinary` beside
-  // them with the cores busy, in a bench run on 7656db4).
-  if (line.msg == "event_seen" && line.fields.contains("affects_this_node") &&
-      line.fields.at("affects_this_node") == true && !drains_without_gate(line.fields))
+  // them with the cores busy, in a bench run on 7656db4). The core's record decides, as it does the drain.
+  if (line.msg != "event_seen") return;
+  const auto* id = line.fields.if_contains("event_id");
+  if (!id || !id->is_string()) return;
+  const auto& events = core_->state().events;
+  const auto rec = events.find(to_upper(std::string(id->get_string())));
+  if (rec == events.end()) return;
+  const EventPlan plan = rec->second.plan;
+  if (plan != EventPlan::other_vm && plan != EventPlan::user_drain &&
+      rec->second.event.status != EventStatus::started)
     maybe_refresh_schema("event_seen");
 }
 
