@@ -48,6 +48,15 @@ Result<DatacenterCount> parse_datacenter(std::string_view line) {
   return dc;
 }
 
+// Cassandra names a keyspace with word characters only (SchemaConstants.isValidName, \w+). A name with
+// anything else is not describecluster's: it could hold the separator below, read one way here and another
+// once printed back.
+bool is_keyspace_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 // "<keyspace> -> Replication class: <Class> {k=v, ...}"
 Result<KeyspaceReplication> parse_keyspace(std::string_view line) {
   constexpr std::string_view kArrow = " -> Replication class: ";
@@ -55,6 +64,8 @@ Result<KeyspaceReplication> parse_keyspace(std::string_view line) {
   if (arrow == std::string_view::npos) return make_error("not '<keyspace> -> Replication class: ...'");
   KeyspaceReplication ks{std::string(trim(line.substr(0, arrow))), {}};
   if (ks.name.empty()) return make_error("keyspace without a name");
+  if (!is_keyspace_name(ks.name))
+    return make_error("'" + ks.name + "' is not a keyspace name (letters, digits and '_' only)");
   auto replication = parse_replication(line.substr(arrow + kArrow.size()));
   if (!replication) return replication.error();
   ks.replication = std::move(replication.value());
