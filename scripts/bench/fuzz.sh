@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp), to the given
-# number of executions; keeps each parser's last complete run and summarizes all parsers from those (--help).
+# Fuzzes every parser of outside bytes, one libFuzzer target each (tests/fuzz/fuzz_<parser>.cpp), to a total
+# number of executions over runs of a bounded size; keeps each complete run and summarizes all parsers (--help).
 set -euo pipefail
 script_name=fuzz.sh
 # shellcheck source=../lib.sh
@@ -8,17 +8,20 @@ source "$(dirname "$0")/../lib.sh"
 
 usage() {
   cat <<'EOF_USAGE'
-Usage: scripts/bench/fuzz.sh [--jobs N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
+Usage: scripts/bench/fuzz.sh [--jobs N] [--chunk N] [--merge] [--only PARSER] [--summary] [EXECUTIONS]
 
-Builds the fuzz targets in build-fuzz/ and runs each to EXECUTIONS inputs (default 10000000; libFuzzer
-stops at that count, or at its first crash). Each target starts from tests/fuzz/corpus/<parser>/ and grows
-build-fuzz/corpus/<parser>/; crashes go to build-fuzz/findings/<parser>/, logs to build-fuzz/logs/.
+Builds the fuzz targets in build-fuzz/ and fuzzes each parser until its complete runs on its current sources
+total EXECUTIONS inputs (default 10000000), in libFuzzer runs of at most --chunk inputs each (a run stops at
+its count, or at its first crash). Each target starts from tests/fuzz/corpus/<parser>/ and grows
+build-fuzz/corpus/<parser>/, which every run continues from; crashes go to build-fuzz/findings/<parser>/,
+logs to build-fuzz/logs/.
 
-A run that reaches EXECUTIONS or crashes is a complete result: it is written to
-build-fuzz/results/<parser>.stats (executions, crashes, seconds, exec/s, the commit, its date, and a hash
-of the sources the target is built from: its fuzz_<parser>.cpp, the project headers it includes and the
-sources behind them, found in the build's dependency records). An interrupted run leaves the previous
-result in place. So the parsers can be fuzzed one or two at a time, over several invocations.
+A run that reaches its count or crashes is complete: it is added to build-fuzz/results/<parser>.runs
+(executions, crashes, seconds, the commit, the date, and a hash of the sources the target is built from: its
+fuzz_<parser>.cpp, the project headers it includes and the sources behind them, found in the build's
+dependency records). An interrupted run is not counted, so a stopped invocation loses at most one chunk and
+the next one goes on from there. build-fuzz/results/<parser>.stats sums the runs on the current sources
+(executions, runs, crashes, seconds, exec/s). A parser whose runs there crashed is not fuzzed further.
 
 Last, a table of every parser's last result (executions, seconds, exec/s, crashes, commit, date) and the line
   parsers=N min_execs=N crashes=N
@@ -26,6 +29,7 @@ over all parsers. A parser without a result, or whose sources changed since its 
 counts as not run: 0 executions, so min_execs says so. Exits 1 when a counted result has a crash.
 
   --jobs N       run N targets at once (default 1; the machine has 2 cores, never more than 2)
+  --chunk N      at most N inputs per libFuzzer run (default 1000000)
   --merge        afterwards, minimize each grown corpus (-merge=1) back into tests/fuzz/corpus/<parser>/
   --only PARSER  run one target (repeatable), e.g. --only nodetool_status
   --summary      run nothing (but --merge), print the table and the summary line from the kept results
@@ -92,17 +96,55 @@ commit_label() {
   echo "$label"
 }
 
-# Fuzzes parser $1 to $executions; writes the result of a complete run.
-run_one() {
-  local p=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 log=build-fuzz/logs/$1.log
-  mkdir -p "$corpus" "$findings" build-fuzz/results
-  cp -n tests/fuzz/corpus/"$p"/* "$corpus"/ 2>/dev/null || true
+# A parser's complete runs, one line each: executions crashes seconds commit date sources.
+ledger_of() { echo "build-fuzz/results/$1.runs"; }
+
+# A result from before the ledger (one .stats per parser) becomes its first line.
+adopt_old_result() {
+  local ledger stats=build-fuzz/results/$1.stats
+  ledger=$(ledger_of "$1")
+  [[ -f $ledger || ! -f $stats ]] && return 0
+  echo "$(stat_of "$stats" executions) $(stat_of "$stats" crashes) $(stat_of "$stats" seconds)" \
+    "$(stat_of "$stats" commit) $(stat_of "$stats" date) $(stat_of "$stats" sources)" >"$ledger"
+}
+
+# "executions crashes seconds runs" summed over parser $1's kept runs on sources $2.
+ledger_totals() {
+  local ledger
+  ledger=$(ledger_of "$1")
+  [[ -f $ledger ]] || { echo "0 0 0 0"; return 0; }
+  awk -v h="$2" '$6 == h { e += $1; c += $2; s += $3; n++ } END { printf "%d %d %.1f %d\n", e, c, s, n }' "$ledger"
+}
+
+# Rewrites parser $1's result from its kept runs on the sources it was built from.
+write_result() {
+  local p=$1 hash=${built_hash[$1]} execs crashes seconds runs
+  read -r execs crashes seconds runs < <(ledger_totals "$p" "$hash")
+  cat >build-fuzz/results/"$p".stats.tmp <<EOF_STATS
+parser=$p
+executions=$execs
+runs=$runs
+crashes=$crashes
+seconds=$seconds
+execs_per_s=$(awk "BEGIN { printf \"%d\", $execs / ($seconds > 0 ? $seconds : 1) }")
+max_len=${max_len[$p]}
+commit=${built_commit[$p]}
+date=$(date -u +%Y-%m-%dT%H:%MZ)
+sources=$hash
+EOF_STATS
+  mv build-fuzz/results/"$p".stats.tmp build-fuzz/results/"$p".stats
+}
+
+# One libFuzzer run of parser $1 for $2 executions; a complete one (all of them, or a crash) is added to the
+# ledger, an interrupted one is not. Returns 1 when it did not complete.
+run_chunk() {
+  local p=$1 want=$2 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 log=build-fuzz/logs/$1.log
   local start end
   touch build-fuzz/logs/"$p".start  # findings newer than this are this run's; older ones stay for reference
   start=$(date +%s%N)
   # A crash ends the run early, counted from the findings. The timeout is wall time: at idle priority on a
   # busy machine one input can wait many seconds for a core.
-  build-fuzz/bin/fuzz_"$p" -runs="$executions" -max_len="${max_len[$p]}" -timeout=300 -print_final_stats=1 \
+  build-fuzz/bin/fuzz_"$p" -runs="$want" -max_len="${max_len[$p]}" -timeout=300 -print_final_stats=1 \
     -artifact_prefix="$findings"/ "$corpus" >"$log" 2>&1 || true
   end=$(date +%s%N)
   local execs ms crashes
@@ -111,35 +153,50 @@ run_one() {
   ms=$(((end - start) / 1000000))
   crashes=$(find "$findings" -type f -newer build-fuzz/logs/"$p".start \( -name 'crash-*' -o -name 'leak-*' \
     -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
-  if [[ $crashes -eq 0 && $execs -lt $executions ]]; then
-    log "$p stopped after $execs of $executions executions (see $log); its last result stays"
-    return 0
+  if [[ $crashes -eq 0 && $execs -lt $want ]]; then
+    log "$p stopped after $execs of $want executions (see $log); not counted"
+    return 1
   fi
   [[ $crashes -eq 0 ]] || log "$p crashed: see $log, $findings/"
-  cat >build-fuzz/results/"$p".stats.tmp <<EOF_STATS
-parser=$p
-executions=$execs
-crashes=$crashes
-seconds=$(awk "BEGIN { printf \"%.1f\", $ms / 1000 }")
-execs_per_s=$((execs * 1000 / (ms > 0 ? ms : 1)))
-max_len=${max_len[$p]}
-commit=${built_commit[$p]}
-date=$(date -u +%Y-%m-%dT%H:%MZ)
-sources=${built_hash[$p]}
-EOF_STATS
-  mv build-fuzz/results/"$p".stats.tmp build-fuzz/results/"$p".stats
+  echo "$execs $crashes $(awk "BEGIN { printf \"%.1f\", $ms / 1000 }") ${built_commit[$p]}" \
+    "$(date -u +%Y-%m-%dT%H:%MZ) ${built_hash[$p]}" >>"$(ledger_of "$p")"
+}
+
+# Fuzzes parser $1 in runs of at most $chunk until its kept runs on these sources total $executions, or one
+# crashes; its result is rewritten after each run.
+run_one() {
+  local p=$1 execs crashes seconds runs
+  mkdir -p build-fuzz/corpus/"$p" build-fuzz/findings/"$p" build-fuzz/results
+  cp -n tests/fuzz/corpus/"$p"/* build-fuzz/corpus/"$p"/ 2>/dev/null || true
+  adopt_old_result "$p"
+  while :; do
+    read -r execs crashes seconds runs < <(ledger_totals "$p" "${built_hash[$p]}")
+    if [[ $crashes -gt 0 ]]; then
+      log "$p: a run on these sources crashed (see build-fuzz/findings/$p/); not fuzzed further"
+      break
+    fi
+    if [[ $execs -ge $executions ]]; then
+      log "$p: $execs executions on these sources in $runs runs"
+      break
+    fi
+    local want=$((executions - execs))
+    [[ $want -le $chunk ]] || want=$chunk
+    run_chunk "$p" "$want" || return 0
+    write_result "$p"
+  done
 }
 
 stat_of() { sed -n "s/^$2=//p" "$1"; }
 
-# The table of every parser's kept result and the summary line; returns 1 when a counted result crashed.
+# The table of every parser's result (its runs on the sources it names) and the summary line; returns 1 when a counted result crashed.
 summarize() {
-  printf '%-17s %11s %8s %8s %7s %-16s %-17s %s\n' parser executions seconds execs/s crashes commit date note
+  printf '%-17s %11s %4s %8s %8s %7s %-16s %-17s %s\n' parser executions runs seconds execs/s crashes commit date \
+    note
   local p file execs counted min_execs="" total_crashes=0
   for p in "${all_parsers[@]}"; do
     file=build-fuzz/results/$p.stats
     if [[ ! -f $file ]]; then
-      printf '%-17s %11s %8s %8s %7s %-16s %-17s %s\n' "$p" - - - - - - "not run"
+      printf '%-17s %11s %4s %8s %8s %7s %-16s %-17s %s\n' "$p" - - - - - - - "not run"
       min_execs=0
       continue
     fi
@@ -153,7 +210,9 @@ summarize() {
       note="CRASHED: see build-fuzz/findings/$p/"
       total_crashes=$((total_crashes + $(stat_of "$file" crashes)))
     fi
-    printf '%-17s %11d %8s %8s %7s %-16s %-17s %s\n' "$p" "$execs" "$(stat_of "$file" seconds)" \
+    local runs
+    runs=$(stat_of "$file" runs)
+    printf '%-17s %11d %4s %8s %8s %7s %-16s %-17s %s\n' "$p" "$execs" "${runs:-1}" "$(stat_of "$file" seconds)" \
       "$(stat_of "$file" execs_per_s)" "$(stat_of "$file" crashes)" "$(stat_of "$file" commit)" \
       "$(stat_of "$file" date)" "$note"
     if [[ -z $min_execs || $counted -lt $min_execs ]]; then min_execs=$counted; fi
@@ -163,12 +222,13 @@ summarize() {
 }
 
 main() {
-  executions=10000000
+  executions=10000000 chunk=1000000
   local jobs=1 merge=false summary_only=false only=()
   while [[ $# -gt 0 ]]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --jobs) jobs=${2:?--jobs needs N}; shift 2 ;;
+      --chunk) chunk=${2:?--chunk needs N}; shift 2 ;;
       --merge) merge=true; shift ;;
       --only) only+=("${2:?--only needs a parser}"); shift 2 ;;
       --summary) summary_only=true; shift ;;
@@ -178,6 +238,7 @@ main() {
   done
   [[ $executions =~ ^[1-9][0-9]*$ ]] ||
     usage_error "EXECUTIONS must be a positive integer, got '$executions'"
+  [[ $chunk =~ ^[1-9][0-9]*$ ]] || usage_error "--chunk must be a positive integer, got '$chunk'"
   [[ $jobs =~ ^[12]$ ]] || usage_error "--jobs must be 1 or 2, got '$jobs'"
   local parsers=("${all_parsers[@]}") p
   if [[ ${#only[@]} -gt 0 ]]; then
