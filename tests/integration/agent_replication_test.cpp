@@ -4,7 +4,9 @@
 // back to the rack count.
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <map>
+#include <string>
 #include <thread>
 
 #include "agent_scenario.hpp"
@@ -21,6 +23,17 @@ std::map<std::string, int> agent_calls(const AgentScenario& s, cla::WallTime fro
   for (const auto& call : s.calls())
     if (call.node == kAgentNode && call.t >= from) ++counts[call.subcommand];
   return counts;
+}
+
+// Those calls in order, for a failed count: each subcommand with its exit code and time after `from`.
+std::string agent_calls_text(const AgentScenario& s, cla::WallTime from) {
+  std::string text;
+  for (const auto& call : s.calls())
+    if (call.node == kAgentNode && call.t >= from)
+      text += call.subcommand + " (exit " + std::to_string(call.exit_code) + ", +" +
+              std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(call.t - from).count()) +
+              " ms) ";
+  return text;
 }
 
 }  // namespace
@@ -59,7 +72,8 @@ BOOST_AUTO_TEST_CASE(refresh_at_start_reports_the_unprotectable_and_a_drain_cost
   // (the host id came with the start refresh's status), the drain its two commands.
   const auto during = agent_calls(s, event_added);
   BOOST_TEST(
-      (during == std::map<std::string, int>{{"disablebinary", 1}, {"disablegossip", 1}, {"status", 1}}));
+      (during == std::map<std::string, int>{{"disablebinary", 1}, {"disablegossip", 1}, {"status", 1}}),
+      "the agent's calls since the event: " << agent_calls_text(s, event_added));
   BOOST_TEST(agent_calls(s).at("info") == 1, "the host id is read once");
   BOOST_TEST(s.log("schema_refreshed").size() == 1u);
   BOOST_TEST(s.log("keyspace_unprotectable").size() == 2u, "reported once per refresh");
