@@ -108,7 +108,8 @@ BOOST_AUTO_TEST_CASE(refused) {
         "Keyspaces:\n\tmy ks -> Replication class: LocalStrategy {}\n",  // not a Cassandra name
         // Found by fuzzing: a name holding the separator, with a tab after its colon, read as
         // "ks -> Replication class:"; printed back, its colon had the separator's blank and read otherwise.
-        "Keyspaces:\n\tks -> Replication class:\t -> Replication class: SimpleStrategy {replication_factor=2}\n",
+        "Keyspaces:\n\tks -> Replication class:\t -> Replication class: SimpleStrategy "
+        "{replication_factor=2}\n",
         "Stats for all nodes:\n\tLive: many\n", "Stats for all nodes:\n\tLive: -1\n",
         "Stats for all nodes:\n\tnothing\n", "Data Centers:\n\tdc1 3 nodes\n",
         "\t\tv1: [10.0.0.2]\n"}) {  // a version twice
