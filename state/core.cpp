@@ -12,9 +12,13 @@ Core::Core(CorePolicy policy, AgentState state) : policy_(std::move(policy)), st
   incarnation_ = state_.last_incarnation;
 }
 
-EventRecord* Core::find(const std::string& event_id) {
-  auto it = state_.events.find(to_upper(event_id));
+const EventRecord* Core::record_of(const std::string& event_id) const {
+  const auto it = state_.events.find(to_upper(event_id));
   return it == state_.events.end() ? nullptr : &it->second;
+}
+
+EventRecord* Core::find(const std::string& event_id) {
+  return const_cast<EventRecord*>(record_of(event_id));
 }
 
 void Core::log(Actions& out, Severity severity, std::string msg, boost::json::object fields) const {

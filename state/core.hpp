@@ -37,6 +37,8 @@ class Core {
   std::optional<WallTime> next_wakeup(WallTime now) const;
 
   const AgentState& state() const { return state_; }
+  // The record of an event by its EventId (any case); nullptr when the core holds none.
+  const EventRecord* record_of(const std::string& event_id) const;
   const CorePolicy& policy() const { return policy_; }
   bool busy() const { return step_in_flight_.has_value() || safety_in_flight_ || admission_in_flight_; }
   // What this agent's member key says (SPEC 9): its phase and the upper-case EventIds it is drained for.

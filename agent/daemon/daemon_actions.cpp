@@ -115,12 +115,10 @@ void Daemon::log_core(const LogAction& line) {
   if (line.msg != "event_seen") return;
   const auto* id = line.fields.if_contains("event_id");
   if (!id || !id->is_string()) return;
-  const auto& events = core_->state().events;
-  const auto rec = events.find(to_upper(std::string(id->get_string())));
-  if (rec == events.end()) return;
-  const EventPlan plan = rec->second.plan;
-  if (plan != EventPlan::other_vm && plan != EventPlan::user_drain &&
-      rec->second.event.status != EventStatus::started)
+  const EventRecord* rec = core_->record_of(std::string(id->get_string()));
+  if (!rec) return;
+  if (rec->plan != EventPlan::other_vm && rec->plan != EventPlan::user_drain &&
+      rec->event.status != EventStatus::started)
     maybe_refresh_schema("event_seen");
 }
 
@@ -258,10 +256,9 @@ asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {
     drain_timing_.persist_ms = persist_ms;
   }
   if (dry_run_) {
-    const auto& events = core_->state().events;
-    const auto rec = events.find(to_upper(event_id));
-    boost::json::object fields = rec == events.end() ? boost::json::object{{"event_id", event_id}}
-                                                     : core_->event_fields(rec->second.event);
+    const EventRecord* rec = core_->record_of(event_id);
+    boost::json::object fields =
+        rec ? core_->event_fields(rec->event) : boost::json::object{{"event_id", event_id}};
     fields["action"] = "approve";
     fields["dry_run"] = true;
     log_line(LogLevel::info, "dry_run_skipped", std::move(fields));

@@ -71,10 +71,9 @@ asio::awaitable<void> Daemon::admit(Admit a) {
 
 asio::awaitable<void> Daemon::check_shared(std::string event_id) {
   SharedOutcome outcome{CoordinationResult::unavailable, "coordination is off", "", {}, {}};
-  const auto& events = core_->state().events;
-  const auto rec = events.find(to_upper(event_id));
-  if (coordinator_ && rec != events.end())
-    outcome = co_await coordinator_->shared_verdict(event_id, rec->second.event.resources,
+  const EventRecord* rec = core_->record_of(event_id);
+  if (coordinator_ && rec)
+    outcome = co_await coordinator_->shared_verdict(event_id, rec->event.resources,
                                                     !config_.policy.approve_shared_events);
   if (stopping_) co_return;
   execute(core_->on_shared_verdict(event_id, outcome, WallClock::now()));
