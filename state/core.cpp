@@ -113,6 +113,8 @@ void Core::note_event(const ScheduledEvent& event, WallTime now, Actions& out) {
     EventRecord& r = it->second;
     log_event(out, Severity::info, "event_seen", r,
               {{"affects_this_node", r.plan != EventPlan::other_vm}, {"plan", to_string(r.plan)}});
+    if (r.plan == EventPlan::platform_drain && event.status == EventStatus::scheduled)
+      out.push_back(RefreshSchema{});
     const bool drains = r.plan == EventPlan::user_drain || r.plan == EventPlan::platform_drain;
     if (drains && event.status == EventStatus::scheduled) {
       r.notified_scheduled = true;

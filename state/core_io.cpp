@@ -52,6 +52,9 @@ bool operator==(const LogAction& a, const LogAction& b) {
 bool operator==(const CheckSafety&, const CheckSafety&) {
   return true;
 }
+bool operator==(const RefreshSchema&, const RefreshSchema&) {
+  return true;
+}
 bool operator==(const RunStep& a, const RunStep& b) {
   return a.step == b.step && a.deadline == b.deadline;
 }
@@ -87,6 +90,7 @@ struct Printer {
        << "}";
   }
   void operator()(const CheckSafety&) const { os << "check_safety"; }
+  void operator()(const RefreshSchema&) const { os << "refresh_schema"; }
   void operator()(const RunStep& a) const {
     os << "run{" << to_string(a.step) << ", deadline_ms=" << unix_ms(a.deadline) << "}";
   }

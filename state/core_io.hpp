@@ -37,6 +37,11 @@ struct LogAction {
   boost::json::object fields;
 };
 struct CheckSafety {};
+// A platform event for this node was first seen Scheduled: the gate will be asked for it, so bring the
+// schema and ring it answers from up to date (the shell makes at most one refresh an interval). Not for a
+// user event or one first seen Started: their drains pass no gate, and a refresh's two nodetool JVMs would
+// only slow them.
+struct RefreshSchema {};
 struct RunStep {
   Step step = Step::disable_binary;
   WallTime deadline;  // retry until then
@@ -65,11 +70,12 @@ struct Notify {
   boost::json::object event_fields;  // the correlation fields every line about an event carries (SPEC 2.4)
 };
 
-using Action = std::variant<LogAction, CheckSafety, RunStep, Approve, Persist, Notify, Admit,
+using Action = std::variant<LogAction, CheckSafety, RefreshSchema, RunStep, Approve, Persist, Notify, Admit,
                             CheckSharedApproval, ReleaseDrain>;
 
 bool operator==(const LogAction& a, const LogAction& b);
 bool operator==(const CheckSafety&, const CheckSafety&);
+bool operator==(const RefreshSchema&, const RefreshSchema&);
 bool operator==(const RunStep& a, const RunStep& b);
 bool operator==(const Approve& a, const Approve& b);
 bool operator==(const Persist&, const Persist&);

@@ -77,6 +77,8 @@ void Daemon::execute(Actions actions) {
       spawn(approve(approve_action->event_id, persist_ms), "approve");
     } else if (std::holds_alternative<CheckSafety>(action)) {
       spawn(check_safety(), "check_safety");
+    } else if (std::holds_alternative<RefreshSchema>(action)) {
+      maybe_refresh_schema("event_seen");
     } else if (auto* step = std::get_if<RunStep>(&action)) {
       spawn(run_step(*step, issued), "run_step");
     } else if (auto* n = std::get_if<Notify>(&action)) {
@@ -108,18 +110,6 @@ void Daemon::log_core(const LogAction& line) {
   }
   log_line(level_of(line.severity), line.msg, std::move(fields));
   count_core_line(line);
-  // An event for this node: the gated drain it may bring wants a recent schema (at most once an interval).
-  // Not one first seen Started (its drain is an emergency one) or from a user (drained at once): they pass no
-  // gate, and the refresh's two nodetool JVMs would only slow their drain (35 s for `disablebinary` beside
-  // them with the cores busy, in a bench run on 7656db4). The core's record decides, as it does the drain.
-  if (line.msg != "event_seen") return;
-  const auto* id = line.fields.if_contains("event_id");
-  if (!id || !id->is_string()) return;
-  const EventRecord* rec = core_->record_of(std::string(id->get_string()));
-  if (!rec) return;
-  if (rec->plan != EventPlan::other_vm && rec->plan != EventPlan::user_drain &&
-      rec->event.status != EventStatus::started)
-    maybe_refresh_schema("event_seen");
 }
 
 // The metrics that the core's log lines stand for (SPEC 11). event_seen is logged once for every event, this

@@ -208,6 +208,43 @@ BOOST_AUTO_TEST_CASE(events_for_other_vms_are_logged_once_and_ignored) {
   BOOST_TEST(all_of<LogAction>(a).empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_schema_refresh_is_asked_once_for_an_event_the_gate_will_be_asked_about) {
+  struct Row {
+    const char* name;
+    EventSpec event;
+    bool refreshes;
+  };
+  const Row rows[] = {
+      {"platform Reboot, Scheduled", {.type = "Reboot"}, true},
+      {"platform Freeze, NotBefore past", {.type = "Freeze", .not_before_in = -5s, .duration_s = 30}, true},
+      {"platform Redeploy, no NotBefore", {.type = "Redeploy", .not_before_in = std::nullopt}, true},
+      {"first seen Started: emergency drain, no gate", {.status = EventStatus::started}, false},
+      {"user Reboot: drained at once, no gate", {.source = EventSource::user}, false},
+      {"another VM's", {.resources = {"vm1"}}, false},
+      {"short Freeze: approved at once, no drain", {.type = "Freeze", .duration_s = 5}, false},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.name) {
+      CorePolicy p = test_policy();
+      p.no_impact_freeze_max_s = 9;
+      Core core = started_core(p);
+      Driver d{core};
+      Actions a = d.feed(doc(2, {row.event}));
+      BOOST_TEST(all_of<RefreshSchema>(a).size() == (row.refreshes ? 1u : 0u));
+      if (row.refreshes) {
+        // Asked with the sighting, before the gate's check, so the check can wait for it.
+        const auto refresh = std::find_if(
+            a.begin(), a.end(), [](const Action& x) { return std::holds_alternative<RefreshSchema>(x); });
+        const auto check = std::find_if(
+            a.begin(), a.end(), [](const Action& x) { return std::holds_alternative<CheckSafety>(x); });
+        BOOST_TEST((refresh < check), "refresh_schema before check_safety");
+      }
+      a = d.feed(doc(3, {row.event}));
+      BOOST_TEST(all_of<RefreshSchema>(a).empty(), "only at the first sighting");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(not_before_past_or_empty_drains_at_once_and_days_ahead_waits) {
   struct Row {
     const char* name;
