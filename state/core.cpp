@@ -67,7 +67,7 @@ Actions Core::on_document(const EventsDocument& doc, WallTime now) {
   bool changed = changed_incarnation;
   for (const ScheduledEvent& event : doc.events) {
     present.insert(to_upper(event.id));
-    const auto* before = find(event.id);
+    const EventRecord* before = record_of(event.id);
     const bool is_new = before == nullptr;
     const EventStatus old_status = is_new ? EventStatus::unknown : before->event.status;
     note_event(event, now, out);
@@ -113,10 +113,9 @@ void Core::note_event(const ScheduledEvent& event, WallTime now, Actions& out) {
     EventRecord& r = it->second;
     log_event(out, Severity::info, "event_seen", r,
               {{"affects_this_node", r.plan != EventPlan::other_vm}, {"plan", to_string(r.plan)}});
-    if (r.plan == EventPlan::platform_drain && event.status == EventStatus::scheduled)
-      out.push_back(RefreshSchema{});
     const bool drains = r.plan == EventPlan::user_drain || r.plan == EventPlan::platform_drain;
     if (drains && event.status == EventStatus::scheduled) {
+      if (r.plan == EventPlan::platform_drain) out.push_back(RefreshSchema{});  // a user drain passes no gate
       r.notified_scheduled = true;
       out.push_back(notification(MaintenancePhase::scheduled, event, event.not_before));
     }
