@@ -29,11 +29,15 @@ NodetoolRunner::NodetoolRunner(std::vector<std::string> argv_prefix, std::chrono
                                Backoff backoff)
     : argv_prefix_(std::move(argv_prefix)), command_timeout_(command_timeout), backoff_(backoff) {}
 
-asio::awaitable<CommandOutcome> NodetoolRunner::run(std::string subcommand) {
+asio::awaitable<CommandOutcome> NodetoolRunner::run(std::string subcommand,
+                                                    std::shared_ptr<ProcessGroups> abandonable,
+                                                    std::optional<std::chrono::milliseconds> timeout) {
   std::vector<std::string> argv = argv_prefix_;
   const std::size_t limit = output_limit_for(subcommand);
   argv.push_back(std::move(subcommand));
-  co_return co_await run_command(std::move(argv), command_timeout_, {}, limit);
+  const std::chrono::milliseconds bound =
+      timeout ? std::min<std::chrono::milliseconds>(*timeout, command_timeout_) : command_timeout_;
+  co_return co_await run_command(std::move(argv), bound, {}, limit, std::move(abandonable));
 }
 
 asio::awaitable<CommandOutcome> NodetoolRunner::run_until(std::string subcommand,

@@ -5,6 +5,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,11 @@ class NodetoolRunner {
   NodetoolRunner(std::vector<std::string> argv_prefix, std::chrono::seconds command_timeout,
                  Backoff backoff = {});
 
-  // prefix + subcommand, one attempt bounded by the command timeout, its output by output_limit_for.
-  boost::asio::awaitable<CommandOutcome> run(std::string subcommand);
+  // prefix + subcommand, one attempt bounded by the command timeout (or by `timeout` when shorter), its
+  // output by output_limit_for. With `abandonable`, the attempt can be killed through it (ProcessGroups).
+  boost::asio::awaitable<CommandOutcome> run(std::string subcommand,
+                                             std::shared_ptr<ProcessGroups> abandonable = nullptr,
+                                             std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
   // Retries failed attempts with exponential backoff (1 s doubling, capped at 10 s) until one is ok or the
   // next attempt could not start before `deadline`; returns the last outcome. The first attempt always

@@ -96,6 +96,16 @@ struct CloseInheritedFds {
   }
 };
 
+// In the child, before exec: a process group of its own, led by the child, so that a timeout or an abandon
+// kills whatever it forked too (kill(-pid)).
+struct OwnProcessGroup {
+  template <class Launcher, class Path>
+  boost::system::error_code on_exec_setup(Launcher&, const Path&, const char* const*) {
+    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+    return {};
+  }
+};
+
 // Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
 // (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
 Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
@@ -108,7 +118,7 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   std::optional<bp::process> proc;
   try {
     proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
-                          stdio, bp::process_environment(env), CloseInheritedFds{}));
+                          stdio, bp::process_environment(env), CloseInheritedFds{}, OwnProcessGroup{}));
   } catch (const boost::system::system_error& e) {
     // pidfd_open refused after the fork (seccomp, kernel < 5.3, valgrind): a child that cannot be watched
     // cannot be bounded in time either, so it is stopped at once.
@@ -126,12 +136,52 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   return std::move(*proc);
 }
 
+// Signals the child's whole group. The group outlives its leader only while a member lives; the pid of a
+// reaped leader is not reused as another group's id while that group has members.
+void kill_group(int pgid) {
+  if (pgid > 0) ::kill(-pgid, SIGKILL);
+}
+
 bool is_executable_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
 }  // namespace
+
+// Registers a running child's group in a ProcessGroups for as long as the command runs; kills the group if
+// the command is left (its coroutine cancelled) while members may still run.
+struct ProcessGroupEntry {
+  std::shared_ptr<ProcessGroups> groups;
+  int pgid;
+  bool done = false;
+  ProcessGroupEntry(std::shared_ptr<ProcessGroups> g, int id) : groups(std::move(g)), pgid(id) {
+    if (groups) groups->groups_.insert(pgid);
+  }
+  ProcessGroupEntry(const ProcessGroupEntry&) = delete;
+  ProcessGroupEntry& operator=(const ProcessGroupEntry&) = delete;
+  // True when kill_all killed this group.
+  bool release() {
+    done = true;
+    if (!groups) return false;
+    groups->groups_.erase(pgid);
+    return groups->killed_.erase(pgid) > 0;
+  }
+  ~ProcessGroupEntry() {
+    if (done) return;
+    kill_group(pgid);
+    release();
+  }
+};
+
+std::size_t ProcessGroups::kill_all() {
+  const std::size_t n = groups_.size();
+  for (int pgid : groups_) {
+    kill_group(pgid);
+    killed_.insert(pgid);
+  }
+  return n;
+}
 
 Result<std::string> resolve_program(const std::string& name, std::string_view path_env) {
   if (name.empty()) return make_error("empty program name");
@@ -149,7 +199,8 @@ Result<std::string> resolve_program(const std::string& name, std::string_view pa
 
 asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::chrono::milliseconds timeout,
                                             std::vector<std::pair<std::string, std::string>> extra_env,
-                                            std::size_t output_limit) {
+                                            std::size_t output_limit,
+                                            std::shared_ptr<ProcessGroups> abandonable) {
   CommandOutcome outcome;
   outcome.argv = argv;
   const auto started = std::chrono::steady_clock::now();
@@ -178,6 +229,8 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
     co_return finish();
   }
   bp::process& proc = launched.value();
+  const int pgid = proc.id();  // kept: the process object forgets the pid once the child is reaped
+  ProcessGroupEntry group(std::move(abandonable), pgid);
 
   bool reaped = false;
   asio::steady_timer timer(executor, timeout);
@@ -186,13 +239,12 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
                                  wait_exit(proc, outcome, reaped)) ||
                                 timer.async_wait(asio::use_awaitable));
   if (winner.index() == 1) {
+    // The whole group: the child, and whatever it forked that still holds the pipes or ignores SIGTERM.
     outcome.timed_out = true;
-    if (!reaped) {
-      boost::system::error_code ignored;  // fails only if the child is already gone; the wait reaps it
-      proc.terminate(ignored);            // SIGKILL
-      co_await wait_exit(proc, outcome, reaped);
-    }
+    kill_group(pgid);
+    if (!reaped) co_await wait_exit(proc, outcome, reaped);
   }
+  outcome.abandoned = group.release();
   co_return finish();
 }
 
@@ -201,7 +253,10 @@ std::string CommandOutcome::summary() const {
   if (!spawn_error.empty())
     text = "could not start: " + spawn_error;
   else if (timed_out)
-    text = "timed out after " + std::to_string(duration.count()) + " ms, killed";
+    text = "timed out after " + std::to_string(duration.count()) + " ms, its process group killed";
+  else if (abandoned)
+    text =
+        "abandoned after " + std::to_string(duration.count()) + " ms (killed: a forced or emergency drain)";
   else if (term_signal != 0)
     text = "killed by signal " + std::to_string(term_signal);
   else

@@ -5,6 +5,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <cstddef>
+#include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +22,7 @@ struct CommandOutcome {
   std::string out, err;    // the first output_limit bytes of each stream
   bool truncated = false;  // a stream printed more than output_limit: out or err is not all of it
   bool timed_out = false;
+  bool abandoned = false;   // killed by ProcessGroups::kill_all: a more urgent step did not wait for it
   int term_signal = 0;      // the signal that ended the child (SIGKILL after a timeout), else 0
   std::string spawn_error;  // non-empty when the program could not be started
   std::chrono::milliseconds duration{0};
@@ -33,15 +36,34 @@ struct CommandOutcome {
   std::string summary() const;
 };
 
+// The process groups of commands that may be given up before they end (the agent's read-only nodetool calls):
+// run_command registers each such child's group while it runs, and kill_all() kills them (SPEC 3.9: a forced
+// or emergency drain does not wait for a read). Lives on the loop's thread, as run_command does; shared with
+// the runs, whose frames may outlive its first owner when the io_context is torn down.
+class ProcessGroups {
+ public:
+  // SIGKILL to every registered group; their outcomes say `abandoned`. Returns how many groups there were.
+  std::size_t kill_all();
+  std::size_t size() const { return groups_.size(); }
+
+ private:
+  friend struct ProcessGroupEntry;
+  std::set<int> groups_;
+  std::set<int> killed_;
+};
+
 // Starts argv[0] (looked up in PATH when it has no '/') with argv[1..] on the caller's executor, stdin from
-// /dev/null, the environment inherited plus extra_env (which overrides). On timeout the child is killed
-// with SIGKILL and reaped. If the awaiting coroutine is cancelled, the child is killed and reaped too.
+// /dev/null, the environment inherited plus extra_env (which overrides), in a process group of its own. On
+// timeout the whole group is killed with SIGKILL (a wrapper that forks, a script without exec, leaves nothing
+// behind) and the child reaped. If the awaiting coroutine is cancelled, the group is killed and the child
+// reaped too. With `abandonable`, the group is registered there while the command runs.
 // Never throws for a failing program: every failure is in the outcome (cancellation propagates as usual).
 // Output past output_limit is read and dropped (the child never blocks on a full pipe) and sets `truncated`:
 // a caller that parses the output must refuse it then, not read a shorter listing as the whole.
 boost::asio::awaitable<CommandOutcome> run_command(
     std::vector<std::string> argv, std::chrono::milliseconds timeout,
-    std::vector<std::pair<std::string, std::string>> extra_env = {}, std::size_t output_limit = 64 * 1024);
+    std::vector<std::pair<std::string, std::string>> extra_env = {}, std::size_t output_limit = 64 * 1024,
+    std::shared_ptr<ProcessGroups> abandonable = nullptr);
 
 // The file execvp would run for `name`: name itself when it contains '/', else the first executable
 // regular file found in the ':'-separated path_env (an empty entry means the current directory).

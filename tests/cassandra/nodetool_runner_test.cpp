@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(summary_is_one_line_with_the_reason) {
   slow.timed_out = true;
   slow.term_signal = 9;
   slow.duration = milliseconds(120000);
-  BOOST_TEST(slow.summary() == "timed out after 120000 ms, killed");
+  BOOST_TEST(slow.summary() == "timed out after 120000 ms, its process group killed");
   cla::CommandOutcome missing;
   missing.spawn_error = "'nodetool' not found in PATH (/usr/bin)";
   BOOST_TEST(!missing.ok());

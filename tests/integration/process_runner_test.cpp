@@ -92,6 +92,65 @@ BOOST_FIXTURE_TEST_CASE(timeout_kills_and_reaps_the_child, NoLeftovers) {
   BOOST_TEST(process_gone(std::stoi(outcome.out)));
 }
 
+// SPEC 3.9: a wrapper that forks (sudo -u, a script without exec) and a child that ignores SIGTERM leave
+// nothing behind a timeout: the whole process group is killed. Killing only the direct child left the
+// grandchild running for its whole sleep.
+BOOST_FIXTURE_TEST_CASE(timeout_kills_the_whole_process_group_of_a_forking_wrapper, NoLeftovers) {
+  constexpr auto timeout = 500ms;
+  constexpr auto sleeps = 30s;
+  constexpr auto outlives_at_most = 1s;  // SPEC 4: no process of a timed-out command outlives it by 1 s
+  static_assert(timeout + outlives_at_most + kMargin < sleeps, "a survivor must fail the bound below");
+  const auto outcome = sh(
+      "sh -c 'trap \"\" TERM; echo $$; exec sleep " + std::to_string(sleeps.count()) + "' & wait", timeout);
+  BOOST_TEST(outcome.timed_out);
+  BOOST_TEST(outcome.summary().find("process group killed") != std::string::npos, outcome.summary());
+  BOOST_REQUIRE(!outcome.out.empty());
+  const pid_t grandchild = std::stoi(outcome.out);
+  BOOST_TEST(cla::test::wait_until([&] { return !process_running(grandchild); }, outlives_at_most),
+             "the forked child outlived the timeout");
+  if (process_running(grandchild)) ::kill(grandchild, SIGKILL);
+}
+
+// ProcessGroups::kill_all (a forced or emergency drain gives up the reads in flight): the run ends at once,
+// its group killed, and says it was abandoned rather than timed out.
+BOOST_FIXTURE_TEST_CASE(kill_all_abandons_a_registered_command_and_its_children, NoLeftovers) {
+  cla::test::TempDir dir;
+  const std::string pid_file = dir.file("pid");
+  boost::asio::io_context io;
+  auto reads = std::make_shared<cla::ProcessGroups>();
+  constexpr auto timeout = 30s;  // as long as the children sleep: only kill_all ends the call earlier
+  CommandOutcome outcome;
+  boost::asio::co_spawn(io,
+                        cla::run_command({"/bin/sh", "-c",
+                                          "sh -c 'echo $$ > " + pid_file + "; exec sleep " +
+                                              std::to_string(timeout.count()) + "' & wait"},
+                                         timeout, {}, 64 * 1024, reads),
+                        [&](std::exception_ptr, CommandOutcome o) { outcome = std::move(o); });
+  boost::asio::steady_timer poll(io);
+  std::size_t killed = 0;
+  std::function<void()> wait_for_child = [&] {
+    poll.expires_after(20ms);
+    poll.async_wait([&](boost::system::error_code) {
+      if (std::filesystem::exists(pid_file) && std::filesystem::file_size(pid_file) > 0)
+        killed = reads->kill_all();
+      else
+        wait_for_child();
+    });
+  };
+  wait_for_child();
+  const auto started = std::chrono::steady_clock::now();
+  io.run();
+  BOOST_TEST(killed == 1u);
+  BOOST_TEST(outcome.abandoned);
+  BOOST_TEST(!outcome.timed_out);
+  BOOST_TEST(!outcome.ok());
+  BOOST_TEST(outcome.summary().starts_with("abandoned after "), outcome.summary());
+  BOOST_TEST((std::chrono::steady_clock::now() - started < timeout));
+  BOOST_TEST(reads->size() == 0u, "the group is unregistered once its command ended");
+  const pid_t grandchild = std::stoi(cla::test::read_text(pid_file));
+  BOOST_TEST(cla::test::wait_until([&] { return !process_running(grandchild); }, 1s));
+}
+
 BOOST_FIXTURE_TEST_CASE(a_daemon_the_child_started_with_its_own_output_does_not_hold_the_call, NoLeftovers) {
   // As `cassandra-cluster.sh start` in a restart_command: the call ends when the child exits, while the
   // daemon (its output elsewhere) runs on. An fd of the pipes leaked to the daemon would hold the call until
