@@ -93,9 +93,8 @@ Actions Core::on_document(const EventsDocument& doc, WallTime now) {
   }
 
   document_seen_ = true;
-  if (safety_ == Safety::unsafe) safety_stale_ = true;  // unsafe: check again at every poll
-  admission_stale_ = true;                              // so is a refused or unavailable admission
-  shared_checked_.clear();                              // and a shared event not ready yet
+  admission_stale_ = true;  // a refused or unavailable admission is asked again at every poll
+  shared_checked_.clear();  // and so is a shared event not ready yet
   if (changed) out.push_back(Persist{});
   advance(now, out);
   return out;
@@ -175,6 +174,7 @@ void Core::on_removed(EventRecord& rec, Actions& out) {
   shared_ready_.erase(key);
   shared_logged_.erase(key);
   admission_refused_logged_.erase(key);
+  forced_without_answer_.erase(key);
   if (rec.notified_scheduled || rec.notified_start) state_.pending_ended.push_back(PendingEnded{rec.event});
 }
 
@@ -186,8 +186,9 @@ Actions Core::on_timer(WallTime now) {
 
 Actions Core::on_safety(const SafetyResult& result, WallTime now) {
   Actions out;
+  // No check is out: it was abandoned for a forced or emergency drain (SPEC 3.9), and its answer is stale.
+  if (!safety_in_flight_) return out;
   safety_in_flight_ = false;
-  safety_stale_ = false;
   safety_ = result.safe ? Safety::safe : Safety::unsafe;
   safety_at_ = now;
   if (result.safe) {
@@ -216,7 +217,9 @@ Actions Core::on_step_done(Step step, const StepOutcome& outcome, WallTime now) 
 
 void Core::advance(WallTime now, Actions& out) {
   // One nodetool operation at a time; an impact coming beats a restore. Approvals run beside them, last,
-  // so that a drain completed in this pass is approved in this pass.
+  // so that a drain completed in this pass is approved in this pass. A forced or emergency drain waits for
+  // no read: the reads in flight are abandoned first.
+  preempt_reads(now, out);
   if (!busy()) defer_restore(now, out);
   if (!busy() && !drain_work(now, out) && !restore_work(now, out)) emit_pending_ended(out);
   approval_work(now, out);
@@ -233,7 +236,9 @@ std::optional<WallTime> Core::next_wakeup(WallTime now) const {
       consider(drain_at(rec));
       const bool etcd_holds = admission_refusal_ || (admission_ == CoordinationResult::unavailable &&
                                                      policy_.hold_without_coordination);
-      if (safety_ == Safety::unsafe || etcd_holds) consider(forced_at(rec));
+      // A read still out at the forced instant is abandoned then (SPEC 3.9): wake for it.
+      if (safety_ == Safety::unsafe || etcd_holds || reads_in_flight()) consider(forced_at(rec));
+      if (safety_ == Safety::unsafe && safety_at_) consider(*safety_at_ + policy_.unsafe_recheck);
     }
   }
   for (const auto& [key, at] : approval_retry_at_) consider(at);

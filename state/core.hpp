@@ -27,6 +27,8 @@ class Core {
   Actions on_approval_done(const std::string& event_id, const ApprovalOutcome& outcome, WallTime now);
   // Coordinated mode (SPEC 9): etcd's answers to Admit and CheckSharedApproval.
   Actions on_admission(const AdmissionOutcome& outcome, WallTime now);
+  // etcd's answer to an Admit that was not awaited (awaited false: a forced or emergency drain's record).
+  Actions on_drain_recorded(const AdmissionOutcome& outcome, WallTime now);
   Actions on_shared_verdict(const std::string& event_id, const SharedOutcome& outcome, WallTime now);
 
   // The wall time of a nodetool call that succeeded (the start-up's, the gate's, a step's): before this
@@ -40,7 +42,9 @@ class Core {
   // The record of an event by its EventId (any case); nullptr when the core holds none.
   const EventRecord* record_of(const std::string& event_id) const;
   const CorePolicy& policy() const { return policy_; }
-  bool busy() const { return step_in_flight_.has_value() || safety_in_flight_ || admission_in_flight_; }
+  bool busy() const { return step_in_flight_.has_value() || reads_in_flight(); }
+  // A read-only call the core waits for: the gate's check, an awaited etcd admission.
+  bool reads_in_flight() const { return safety_in_flight_ || admission_in_flight_; }
   // What this agent's member key says (SPEC 9): its phase and the upper-case EventIds it is drained for.
   MemberPhase member_phase() const;
   std::vector<std::string> member_events() const;
@@ -57,6 +61,11 @@ class Core {
 
   // drain (core_drain.cpp)
   bool drain_work(WallTime now, Actions& out);
+  bool drain_event(const std::string& key, EventRecord& rec, bool first_pass, WallTime now, Actions& out);
+  // Forced and emergency drains never wait for a read in flight (SPEC 3.9): stop waiting for it.
+  void preempt_reads(WallTime now, Actions& out);
+  bool goes_first(const std::string& key, const EventRecord& rec) const;
+  std::optional<WallTime> reads_asked_at() const;
   bool gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced);
   bool local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced);
   bool node_is_out() const {
@@ -112,7 +121,6 @@ class Core {
   Safety safety_ = Safety::unknown;
   std::optional<WallTime> safety_at_;        // when the last verdict was taken
   std::optional<WallTime> safety_asked_at_;  // when the check behind it was asked
-  bool safety_stale_ = true;
   std::optional<SafetyResult> last_unsafe_;
 
   std::optional<WallTime> drain_started_at_;
@@ -125,6 +133,10 @@ class Core {
   std::optional<WallTime> restore_retry_at_;
 
   bool admission_in_flight_ = false;
+  std::optional<WallTime> admission_asked_at_;
+  // Events whose forced instant came while the gate's answer was still out: forced without it (SPEC 3.9).
+  std::set<std::string> forced_without_answer_;
+  bool record_beside_ = false;  // the drain just begun writes its etcd record beside its first command
   std::optional<CoordinationResult> admission_;        // etcd's last verdict, until a drain uses it
   bool admission_unconditional_ = false;               // the verdict answered an unconditional Admit
   bool admission_stale_ = true;                        // ask again (a new poll came since the verdict)

@@ -35,6 +35,7 @@ bool Core::admission_allows(EventRecord& rec, WallTime now, Actions& out, bool u
   }
   if (answered && *admission_ == CoordinationResult::refused && !admission_stale_) return false;
   admission_in_flight_ = true;
+  admission_asked_at_ = now;
   admission_unconditional_ = unconditional;
   out.push_back(Admit{rec.event.id, unconditional});
   return false;
@@ -42,6 +43,8 @@ bool Core::admission_allows(EventRecord& rec, WallTime now, Actions& out, bool u
 
 Actions Core::on_admission(const AdmissionOutcome& outcome, WallTime now) {
   Actions out;
+  // No admission is out: it was abandoned for a forced or emergency drain (SPEC 3.9).
+  if (!admission_in_flight_) return out;
   admission_in_flight_ = false;
   admission_ = outcome.result;
   admission_stale_ = false;
@@ -67,6 +70,16 @@ Actions Core::on_admission(const AdmissionOutcome& outcome, WallTime now) {
   }
   // Like a "safe" verdict, an admission is used at once or asked again: the event may be gone.
   if (safety_ == Safety::safe && !admission_in_flight_) safety_ = Safety::unknown;
+  return out;
+}
+
+Actions Core::on_drain_recorded(const AdmissionOutcome& outcome, WallTime now) {
+  Actions out;
+  note_coordination(outcome.result, outcome.detail, now, out);
+  advance(now, out);
+  // The drain is over already (its event went while etcd answered): the record must not hold a rack.
+  if (outcome.result == CoordinationResult::allowed && !state_.node.out_of_service)
+    out.push_back(ReleaseDrain{});
   return out;
 }
 

@@ -10,6 +10,7 @@ namespace {
 // Gate + drain durations (and nodetool call durations) kept to predict the next drain (SPEC 3.3: "the last
 // few").
 constexpr std::size_t kDrainSamples = 5;
+constexpr std::chrono::milliseconds kExpectedDrainCap = std::chrono::seconds(300);
 
 double seconds(std::chrono::milliseconds d) {
   return static_cast<double>(d.count()) / 1000.0;
@@ -50,7 +51,8 @@ std::chrono::milliseconds Core::expected_drain(const EventRecord& rec) const {
     const std::int64_t calls = 3 + (needs_flush(rec.event.type, policy_) ? 1 : 0);
     longest = longest_of_last(call_durations_ms_) * calls;
   }
-  return std::chrono::milliseconds(longest + longest / 2);
+  // Capped (SPEC 3.9): one drain retried for minutes must not make every later drain start on sight.
+  return std::min(std::chrono::milliseconds(longest + longest / 2), kExpectedDrainCap);
 }
 
 void Core::note_nodetool_call(std::chrono::milliseconds took) {
@@ -78,71 +80,139 @@ WallTime Core::impact_deadline(const EventRecord& rec, WallTime now) const {
   return now + policy_.drain_deadline_without_not_before;
 }
 
+// First the drains that go first (goes_first), so that no other event's gate check is asked ahead of them;
+// then the others, in EventId order.
 bool Core::drain_work(WallTime now, Actions& out) {
+  for (const bool first_pass : {true, false})
+    for (auto& [key, rec] : state_.events) {
+      if (rec.plan != EventPlan::user_drain && rec.plan != EventPlan::platform_drain) continue;
+      if (rec.drain_complete || rec.drain_failed) continue;
+      if (first_pass != goes_first(key, rec)) continue;
+      if (drain_event(key, rec, first_pass, now, out)) return true;
+    }
+  return false;
+}
+
+// One event's drain: start it when due and allowed, run its next step, or mark it complete. True when the
+// core now waits for something (a step, a check, an admission).
+bool Core::drain_event(const std::string& key, EventRecord& rec, bool first_pass, WallTime now,
+                       Actions& out) {
+  if (!state_.node.drained_for.count(key)) {
+    if (rec.emergency) {
+      // The impact is under way: no gate, no waiting. Coordinated, the drain is recorded unconditionally
+      // beside its first command (others count the rack).
+      begin_drain(rec, false, now, out);
+    } else if (first_pass) {
+      // The forced instant came while the gate's answer was out: that read was abandoned, the drain is
+      // forced without it.
+      forced_without_answer_.erase(key);
+      begin_drain(rec, !node_is_out(), now, out);
+    } else {
+      if (rec.event.status != EventStatus::scheduled)
+        return false;  // an unknown status: wait for a known one
+      if (now < drain_at(rec)) return false;
+      bool forced = false;
+      if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced))
+        return reads_in_flight();
+      // A user drain skips the gates, but in coordinated mode it is recorded too, so others count its rack.
+      if (rec.plan == EventPlan::user_drain && !node_is_out() && !admission_allows(rec, now, out, true))
+        return admission_in_flight_;
+      begin_drain(rec, forced, now, out);
+    }
+  } else if (rebooted_since_drain()) {
+    // The VM rebooted since this drain began: its Cassandra started afresh, so no step of the old drain
+    // may run on it (a flush would take the new process out). A Started event had its impact; a
+    // scheduled one stays unapproved and the restore waits for it to go.
+    if (rec.event.status == EventStatus::scheduled) return false;
+    rec.drain_complete = true;
+    rec.drained_at = now;
+    log_event(out, Severity::info, "drain_completed", rec,
+              {{"interrupted_by_reboot", true}, {"emergency", rec.emergency}});
+    out.push_back(Persist{});
+    return false;
+  }
+  if (auto step = next_drain_step(rec)) {
+    step_in_flight_ = step;
+    out.push_back(RunStep{*step, impact_deadline(rec, now)});
+    if (record_beside_) {
+      // Beside the first command, never before it (SPEC 3.9): etcd's answer is not waited for.
+      record_beside_ = false;
+      out.push_back(Admit{rec.event.id, true, false});
+    }
+    return true;
+  }
+  // Every step this event needs is done: mark it (persisted before any approval, which comes next).
+  for (auto& [other_key, other] : state_.events) {
+    if (!state_.node.drained_for.count(other_key) || other.drain_complete || other.drain_failed) continue;
+    if (next_drain_step(other)) continue;
+    other.drain_complete = true;
+    other.drained_at = now;
+    boost::json::object extra{{"flushed", state_.node.flushed}, {"emergency", other.emergency}};
+    if (drain_started_at_)
+      extra["duration_ms"] =
+          std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_started_at_).count();
+    if (drain_measured_from_)
+      extra["gate_and_drain_ms"] =
+          std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_measured_from_).count();
+    log_event(out, Severity::info, "drain_completed", other, std::move(extra));
+  }
+  record_drain_duration(now);
+  drain_started_at_.reset();
+  out.push_back(Persist{});
+  return false;
+}
+
+// A drain under way (its next steps: the node is leaving anyway, and another event's gate would only delay
+// them), an emergency drain, a platform drain whose forced instant found the gate's answer still out.
+bool Core::goes_first(const std::string& key, const EventRecord& rec) const {
+  if (state_.node.drained_for.count(key)) return true;
+  return rec.emergency || forced_without_answer_.count(key) > 0;
+}
+
+std::optional<WallTime> Core::reads_asked_at() const {
+  std::optional<WallTime> earliest;
+  for (const auto& [in_flight, at] :
+       {std::pair{safety_in_flight_, safety_asked_at_}, std::pair{admission_in_flight_, admission_asked_at_}})
+    if (in_flight && at && (!earliest || *at < *earliest)) earliest = at;
+  return earliest;
+}
+
+// With no step running, a read the core waits for is given up when an emergency drain is due, or when a
+// platform drain's forced instant comes while a read asked before that instant is still out. A read asked at
+// or after the instant (the event was seen that late) is the gate's one chance and is waited for; the
+// event's Started status, at the latest at its impact, then makes the drain an emergency.
+void Core::preempt_reads(WallTime now, Actions& out) {
+  if (step_in_flight_ || !reads_in_flight()) return;
+  const std::optional<WallTime> asked = reads_asked_at();
   for (auto& [key, rec] : state_.events) {
     if (rec.plan != EventPlan::user_drain && rec.plan != EventPlan::platform_drain) continue;
-    if (rec.drain_complete || rec.drain_failed) continue;
-    if (!state_.node.drained_for.count(key)) {
-      if (rec.emergency) {
-        // The impact is under way: no gate, no waiting. Coordinated, the drain is recorded unconditionally
-        // (others count the rack), as a user drain is.
-        if (!node_is_out() && !admission_allows(rec, now, out, true)) {
-          if (admission_in_flight_) return true;
-          continue;
-        }
-        begin_drain(rec, false, now, out);
-      } else {
-        if (rec.event.status != EventStatus::scheduled) continue;  // an unknown status: wait for a known one
-        if (now < drain_at(rec)) continue;
-        bool forced = false;
-        if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced)) {
-          if (safety_in_flight_ || admission_in_flight_) return true;
-          continue;
-        }
-        // A user drain skips the gates, but in coordinated mode it is recorded too, so others count its rack.
-        if (rec.plan == EventPlan::user_drain && !node_is_out() && !admission_allows(rec, now, out, true)) {
-          if (admission_in_flight_) return true;
-          continue;
-        }
-        begin_drain(rec, forced, now, out);
-      }
-    } else if (rebooted_since_drain()) {
-      // The VM rebooted since this drain began: its Cassandra started afresh, so no step of the old drain
-      // may run on it (a flush would take the new process out). A Started event had its impact; a
-      // scheduled one stays unapproved and the restore waits for it to go.
-      if (rec.event.status == EventStatus::scheduled) continue;
-      rec.drain_complete = true;
-      rec.drained_at = now;
-      log_event(out, Severity::info, "drain_completed", rec,
-                {{"interrupted_by_reboot", true}, {"emergency", rec.emergency}});
-      out.push_back(Persist{});
-      continue;
+    if (rec.drain_complete || rec.drain_failed || state_.node.drained_for.count(key)) continue;
+    const bool forced_instant = rec.plan == EventPlan::platform_drain && !rec.emergency &&
+                                rec.event.status == EventStatus::scheduled && !node_is_out() &&
+                                now >= forced_at(rec) && asked && *asked < forced_at(rec);
+    if (!rec.emergency && !forced_instant) continue;
+    boost::json::array abandoned;
+    if (safety_in_flight_) abandoned.emplace_back("gate_check");
+    if (admission_in_flight_) abandoned.emplace_back("etcd_admission");
+    log_event(out, Severity::warning, "reads_abandoned", rec,
+              {{"abandoned", std::move(abandoned)},
+               {"for", rec.emergency ? "emergency_drain" : "forced_drain"},
+               {"waited_ms",
+                asked ? std::chrono::duration_cast<std::chrono::milliseconds>(now - *asked).count() : 0}});
+    if (forced_instant) {
+      forced_without_answer_.insert(key);
+      // What drain_forced_unsafe says: the last unsafe verdict when there is one, else what did not answer.
+      if (safety_in_flight_ && !last_unsafe_)
+        last_unsafe_ = SafetyResult{
+            false, "no verdict by the forced-drain instant: the gate's check was abandoned", {}, {}};
+      if (!safety_in_flight_ && admission_in_flight_)
+        last_unsafe_ = SafetyResult{
+            false, "no verdict by the forced-drain instant: etcd's admission was abandoned", {}, {}};
     }
-    if (auto step = next_drain_step(rec)) {
-      step_in_flight_ = step;
-      out.push_back(RunStep{*step, impact_deadline(rec, now)});
-      return true;
-    }
-    // Every step this event needs is done: mark it (persisted before any approval, which comes next).
-    for (auto& [other_key, other] : state_.events) {
-      if (!state_.node.drained_for.count(other_key) || other.drain_complete || other.drain_failed) continue;
-      if (next_drain_step(other)) continue;
-      other.drain_complete = true;
-      other.drained_at = now;
-      boost::json::object extra{{"flushed", state_.node.flushed}, {"emergency", other.emergency}};
-      if (drain_started_at_)
-        extra["duration_ms"] =
-            std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_started_at_).count();
-      if (drain_measured_from_)
-        extra["gate_and_drain_ms"] =
-            std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_measured_from_).count();
-      log_event(out, Severity::info, "drain_completed", other, std::move(extra));
-    }
-    record_drain_duration(now);
-    drain_started_at_.reset();
-    out.push_back(Persist{});
+    safety_in_flight_ = false;
+    admission_in_flight_ = false;
+    return;
   }
-  return false;
 }
 
 // The gates are consulted only when the drain would take a serving node out; a node already out stays out.
@@ -158,7 +228,8 @@ bool Core::gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& force
                                 admission_refusal_->out_racks,
                                 {}};
   }
-  return admission_allows(rec, now, out, forced);
+  if (forced) return true;  // recorded beside its first command, not waited for (SPEC 3.9)
+  return admission_allows(rec, now, out, false);
 }
 
 bool Core::local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced) {
@@ -175,7 +246,7 @@ bool Core::local_gate_allows(EventRecord& rec, WallTime now, Actions& out, bool&
       forced = true;
       return true;
     }
-    if (!safety_stale_) return false;
+    if (safety_at_ && now < *safety_at_ + policy_.unsafe_recheck) return false;  // each check is a JVM
   }
   if (!safety_in_flight_) {
     safety_in_flight_ = true;
@@ -197,10 +268,16 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
     node.out_since = now;
     node.boot_id_at_drain = boot_id_;
   }
+  // A forced or emergency drain waits for no read (SPEC 3.9): whatever reads the shell still runs (a schema
+  // refresh, the start-up observation) are killed, and in coordinated mode the drain is recorded beside its
+  // first command.
+  if (forced || rec.emergency) {
+    out.push_back(AbandonReads{});
+    record_beside_ = policy_.coordinated && !node_is_out();
+  }
   node.drained_for.insert(key);
   rec.forced_unsafe = forced;
   safety_ = Safety::unknown;  // a verdict is used once; the next drain asks again
-  safety_stale_ = true;
   admission_.reset();
   admission_refusal_.reset();
   admission_stale_ = true;
@@ -249,6 +326,7 @@ void Core::drain_step_done(Step step, const StepOutcome& outcome, WallTime /*now
     log_event(out, Severity::error, "nodetool_failed", rec,
               {{"step", to_string(step)},
                {"detail", outcome.detail},
+               {"timeout", outcome.timed_out},
                {"approved", false},
                {"emergency", rec.emergency}});
   }

@@ -70,12 +70,15 @@ bool operator==(const Notify& a, const Notify& b) {
 }
 
 bool operator==(const Admit& a, const Admit& b) {
-  return a.event_id == b.event_id && a.forced == b.forced;
+  return a.event_id == b.event_id && a.forced == b.forced && a.awaited == b.awaited;
 }
 bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b) {
   return a.event_id == b.event_id;
 }
 bool operator==(const ReleaseDrain&, const ReleaseDrain&) {
+  return true;
+}
+bool operator==(const AbandonReads&, const AbandonReads&) {
   return true;
 }
 
@@ -97,10 +100,11 @@ struct Printer {
   void operator()(const Approve& a) const { os << "approve{" << a.event_id << "}"; }
   void operator()(const Persist&) const { os << "persist"; }
   void operator()(const Admit& a) const {
-    os << "admit{" << a.event_id << (a.forced ? ",forced" : "") << "}";
+    os << "admit{" << a.event_id << (a.forced ? ",forced" : "") << (a.awaited ? "" : ",beside") << "}";
   }
   void operator()(const CheckSharedApproval& a) const { os << "check_shared_approval{" << a.event_id << "}"; }
   void operator()(const ReleaseDrain&) const { os << "release_drain"; }
+  void operator()(const AbandonReads&) const { os << "abandon_reads"; }
   void operator()(const Notify& a) const {
     os << "notify{" << to_string(a.phase) << "," << a.event_id << "," << a.event_type << "}";
   }

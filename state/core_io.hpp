@@ -52,14 +52,21 @@ struct Approve {
 struct Persist {};
 // Coordinated mode (SPEC 9). Admit: record this node's drain in etcd in one transaction that proves the rack
 // budget (forced: the impact is unavoidable, record it without the budget); answered by on_admission.
+// awaited false: the record of a forced or emergency drain, written beside its first command (SPEC 3.9); the
+// drain does not wait for it, and its answer comes back as on_drain_recorded.
 struct Admit {
   std::string event_id;
   bool forced = false;
+  bool awaited = true;
 };
 // Read the members and tell whether this agent may approve a shared event now; answered by on_shared_verdict.
 struct CheckSharedApproval {
   std::string event_id;
 };
+// A forced or emergency drain is due (SPEC 3.9): stop waiting for the read-only calls in flight (the gate's
+// check, the schema refresh, the start-up observation, an awaited etcd admission) and kill their processes;
+// their answers, should any still come, are not the core's any more.
+struct AbandonReads {};
 // Remove this node's drain record (idempotent): the node is back in service.
 struct ReleaseDrain {};
 struct Notify {
@@ -71,7 +78,7 @@ struct Notify {
 };
 
 using Action = std::variant<LogAction, CheckSafety, RefreshSchema, RunStep, Approve, Persist, Notify, Admit,
-                            CheckSharedApproval, ReleaseDrain>;
+                            CheckSharedApproval, ReleaseDrain, AbandonReads>;
 
 bool operator==(const LogAction& a, const LogAction& b);
 bool operator==(const CheckSafety&, const CheckSafety&);
@@ -83,6 +90,7 @@ bool operator==(const Notify& a, const Notify& b);
 bool operator==(const Admit& a, const Admit& b);
 bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b);
 bool operator==(const ReleaseDrain&, const ReleaseDrain&);
+bool operator==(const AbandonReads&, const AbandonReads&);
 std::ostream& operator<<(std::ostream& os, const Action& action);
 
 // Observations fed back by the shell.
@@ -99,6 +107,7 @@ struct StepOutcome {
   bool ok = false;
   bool refused_after_drain = false;  // enable* refused: the node was drained, Cassandra needs a restart
   std::string detail;                // one line for the log when not ok
+  bool timed_out = false;            // the last attempt was killed at its timeout (SPEC 3.9)
 };
 
 enum class ApprovalResult { ok, retryable_failure, rejected };

@@ -48,4 +48,12 @@ bool is_shared(const ScheduledEvent& event, const std::string& resource_name) {
                      [&](const std::string& r) { return !iequals(r, resource_name); });
 }
 
+bool drains_without_waiting(const ScheduledEvent& event, const CorePolicy& policy, WallTime now) {
+  const EventPlan plan = plan_for(event, policy);
+  if (plan != EventPlan::user_drain && plan != EventPlan::platform_drain) return false;
+  if (event.status == EventStatus::started || plan == EventPlan::user_drain) return true;
+  if (event.status != EventStatus::scheduled) return false;
+  return !event.not_before || now >= *event.not_before - policy.unsafe_drain_lead;
+}
+
 }  // namespace cla

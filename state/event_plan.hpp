@@ -12,6 +12,7 @@ struct CorePolicy {
   std::string resource_name;
   std::chrono::seconds drain_lead{30};
   std::chrono::seconds unsafe_drain_lead{10};
+  std::chrono::seconds unsafe_recheck{5};   // an unsafe verdict is asked again at most this often (SPEC 3.4)
   std::int64_t no_impact_freeze_max_s = 0;  // 0: every impactful event is drained for (SPEC 2.3)
   // Back to back (SPEC 3.2): a restore waits when another event's drain would start within this.
   std::chrono::seconds hold_between_events{120};
@@ -46,5 +47,9 @@ bool expects_restart(const std::string& event_type);
 bool needs_flush(const std::string& event_type, const CorePolicy& policy);
 // An approval releases every VM in Resources: does this one name VMs other than ours?
 bool is_shared(const ScheduledEvent& event, const std::string& resource_name);
+// Must this event's drain start at `now` without waiting for any read (SPEC 3.9)? True for an event of this
+// node that is Started, a user event, and a platform drain whose forced instant (NotBefore -
+// unsafe_drain_lead; at once without NotBefore) has come. The start-up's observation is given up for it.
+bool drains_without_waiting(const ScheduledEvent& event, const CorePolicy& policy, WallTime now);
 
 }  // namespace cla

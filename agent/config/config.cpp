@@ -84,6 +84,7 @@ Check read_config(const boost::json::value& root, Config& c) {
       {"policy", object_of({
                      {"drain_lead_s", duration_into(c.policy.drain_lead_s, 0, 3600)},
                      {"unsafe_drain_lead_s", duration_into(c.policy.unsafe_drain_lead_s, 0, 3600)},
+                     {"unsafe_recheck_s", duration_into(c.policy.unsafe_recheck_s, 1, 300)},
                      {"no_impact_freeze_max_s", duration_into(c.policy.no_impact_freeze_max_s, 0, 3600)},
                      {"hold_between_events_s", duration_into(c.policy.hold_between_events_s, 0, 3600)},
                      {"approve_user_events", bool_into(c.policy.approve_user_events)},
@@ -173,6 +174,7 @@ boost::json::object config_to_json(const Config& c) {
                                         {"fault_domain_racks", std::move(racks)}};
   out["policy"] = boost::json::object{{"drain_lead_s", c.policy.drain_lead_s.count()},
                                       {"unsafe_drain_lead_s", c.policy.unsafe_drain_lead_s.count()},
+                                      {"unsafe_recheck_s", c.policy.unsafe_recheck_s.count()},
                                       {"no_impact_freeze_max_s", c.policy.no_impact_freeze_max_s.count()},
                                       {"hold_between_events_s", c.policy.hold_between_events_s.count()},
                                       {"approve_user_events", c.policy.approve_user_events},

@@ -49,6 +49,7 @@ struct TopologyConfig {
 struct PolicyConfig {
   std::chrono::seconds drain_lead_s{30};
   std::chrono::seconds unsafe_drain_lead_s{10};
+  std::chrono::seconds unsafe_recheck_s{5};        // an unsafe gate is asked again at most this often
   std::chrono::seconds no_impact_freeze_max_s{0};  // 0: every impactful event is drained for
   std::chrono::seconds hold_between_events_s{120};
   bool approve_user_events = true;

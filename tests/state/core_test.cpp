@@ -328,7 +328,7 @@ BOOST_AUTO_TEST_CASE(shared_event_is_drained_but_approved_only_when_allowed) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(unsafe_then_safe_waits_and_rechecks_at_every_poll) {
+BOOST_AUTO_TEST_CASE(unsafe_then_safe_waits_and_rechecks_every_unsafe_recheck_s) {
   Core core = started_core();
   Driver d{core};
   d.safety = [] { return SafetyResult{false, "rack2 down", {"rack2"}, {}}; };
@@ -339,16 +339,19 @@ BOOST_AUTO_TEST_CASE(unsafe_then_safe_waits_and_rechecks_at_every_poll) {
   BOOST_TEST(logged(a, "unsafe_to_drain"));
   BOOST_TEST(steps(a).empty());
   BOOST_TEST(approvals(a).empty());
-  BOOST_TEST((*core.next_wakeup(d.now) == T0 + 15min - 10s), "the forced instant is armed");
+  const auto recheck = test_policy().unsafe_recheck;
+  BOOST_TEST((*core.next_wakeup(d.now) == T0 + 15min - 30s + recheck), "the re-check is armed");
 
   d.now += 1s;
   a = d.feed(reboot);
-  BOOST_TEST(all_of<CheckSafety>(a).size() == 1u, "asked again at the next poll");
+  BOOST_TEST(all_of<CheckSafety>(a).empty(), "not asked again before unsafe_recheck_s");
+  a = d.at(T0 + 15min - 30s + recheck);
+  BOOST_TEST(all_of<CheckSafety>(a).size() == 1u, "asked again after unsafe_recheck_s");
   BOOST_TEST(!logged(a, "unsafe_to_drain"), "logged once per event");
+  BOOST_TEST((*core.next_wakeup(d.now) == T0 + 15min - 30s + 2 * recheck), "and the next re-check armed");
 
   d.safety = [] { return SafetyResult{true, "ok", {}, {}}; };
-  d.now += 1s;
-  a = d.feed(reboot);
+  a = d.at(T0 + 15min - 30s + 2 * recheck);
   BOOST_TEST((steps(a) == kDisableAndFlush));
   BOOST_TEST(approvals(a).size() == 1u);
 }

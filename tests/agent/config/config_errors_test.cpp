@@ -65,6 +65,10 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "config error: t.json: policy.unsafe_drain_lead_s: must not exceed policy.drain_lead_s (10 > 5): the "
        "forced "
        "drain cannot come before the normal one"},
+      {R"({"policy": {"unsafe_recheck_s": 0}})",
+       "config error: t.json: policy.unsafe_recheck_s: must be between 1 and 300, got 0"},
+      {R"({"policy": {"unsafe_recheck_s": 301}})",
+       "config error: t.json: policy.unsafe_recheck_s: must be between 1 and 300, got 301"},
       {R"({"policy": {"no_impact_freeze_max_s": 3601}})",
        "config error: t.json: policy.no_impact_freeze_max_s: must be between 0 and 3600, got 3601"},
       {R"({"policy": {"hold_between_events_s": -1}})",

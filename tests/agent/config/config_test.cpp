@@ -42,6 +42,7 @@ constexpr std::string_view kSpecDefaults = R"({
   "policy": {
     "drain_lead_s": 30,
     "unsafe_drain_lead_s": 10,
+    "unsafe_recheck_s": 5,
     "no_impact_freeze_max_s": 0,
     "hold_between_events_s": 120,
     "approve_user_events": true,
@@ -105,6 +106,7 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_every_spec_default) {
               std::map<int, std::string>{{0, "rack1"}, {1, "rack2"}, {2, "rack3"}}));
   BOOST_TEST(c.policy.drain_lead_s.count() == 30);
   BOOST_TEST(c.policy.unsafe_drain_lead_s.count() == 10);
+  BOOST_TEST(c.policy.unsafe_recheck_s.count() == 5);
   BOOST_TEST(c.policy.no_impact_freeze_max_s.count() == 0);
   BOOST_TEST(c.policy.hold_between_events_s.count() == 120);
   BOOST_TEST(c.policy.approve_user_events);
@@ -165,7 +167,7 @@ BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
   c.cassandra.command_timeout_s = 5s;
   c.cassandra.restart_command = {"systemctl", "restart", "cassandra"};
   c.topology = {5, cla::Consistency::each_quorum, 45s, {{0, "r1"}, {1, "r2"}, {10, "r11"}}};
-  c.policy = {60s, 60s, 0s, 30s, false, true, false};
+  c.policy = {60s, 60s, 17s, 0s, 30s, false, true, false};
   c.hooks.notify = {"/usr/local/bin/notify", "--to", "ops"};
   c.state_file = "state/s.json";
   c.log = {"agent.jsonl", cla::LogLevel::warning};
@@ -184,9 +186,9 @@ BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
            R"({"imds": {"poll_interval_ms": 100, "request_timeout_ms": 100}})",
            R"({"imds": {"poll_interval_ms": 60000, "request_timeout_ms": 120000}})",
            R"({"policy": {"drain_lead_s": 0, "unsafe_drain_lead_s": 0, "no_impact_freeze_max_s": 0,
-                         "hold_between_events_s": 0}})",
+                         "hold_between_events_s": 0, "unsafe_recheck_s": 1}})",
            R"({"policy": {"drain_lead_s": 3600, "unsafe_drain_lead_s": 3600, "no_impact_freeze_max_s": 3600,
-                         "hold_between_events_s": 3600}})",
+                         "hold_between_events_s": 3600, "unsafe_recheck_s": 300}})",
            R"({"topology": {"replication_factor": 1, "schema_refresh_s": 10},
                "cassandra": {"command_timeout_s": 1}})",
            R"({"topology": {"replication_factor": 9, "schema_refresh_s": 86400},
