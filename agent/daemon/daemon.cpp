@@ -13,6 +13,7 @@ namespace cla {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
+using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 ImdsClientOptions imds_options(const Config& c) {
@@ -78,14 +79,11 @@ asio::awaitable<int> Daemon::run() {
   const StateSource source = loaded->kind == LoadedState::Kind::loaded    ? StateSource::loaded
                              : loaded->kind == LoadedState::Kind::corrupt ? StateSource::corrupt
                                                                           : StateSource::missing;
-  const StartupInfo info = co_await observe_node(source);
-  // Stopped while the node's status was asked: nothing is decided, and nothing logged after agent_stopped.
-  if (stopping_) co_return 0;
-
-  CorePolicy policy;
+  CorePolicy& policy = policy_;
   policy.resource_name = resource_name_;
   policy.drain_lead = config_.policy.drain_lead_s;
   policy.unsafe_drain_lead = config_.policy.unsafe_drain_lead_s;
+  policy.unsafe_recheck = config_.policy.unsafe_recheck_s;
   policy.no_impact_freeze_max_s = config_.policy.no_impact_freeze_max_s.count();
   policy.hold_between_events = config_.policy.hold_between_events_s;
   policy.approve_user_events = config_.policy.approve_user_events;
@@ -93,14 +91,12 @@ asio::awaitable<int> Daemon::run() {
   policy.flush_before_restart = config_.policy.flush_before_restart;
   policy.has_restart_command = !config_.cassandra.restart_command.empty();
   if (!start_coordination(policy)) co_return 1;
-  if (coordinator_) co_await read_identity();
-  if (stopping_) co_return 0;
+  // Built now, started (Core::start) once the node was observed: until then the endpoint reads the loaded
+  // state.
   core_.emplace(policy, std::move(loaded->state));
-  for (const auto took : calls_before_core_) core_->note_nodetool_call(took);
-  calls_before_core_.clear();
-  maybe_refresh_schema("start");
-  execute(core_->start(info, WallClock::now()));
 
+  // IMDS polling and /healthz start at once (SPEC 3.9): the node's observation runs beside them, so a hung
+  // JMX never hides an event; the core starts once it is over, or given up for an event that cannot wait.
   if (!config_.http.listen.empty()) {
     EndpointSources sources;
     sources.poll_interval = config_.imds.poll_interval_ms;
@@ -131,9 +127,47 @@ asio::awaitable<int> Daemon::run() {
     else
       spawn(watchdog_loop(period), "watchdog_loop");
   }
-  spawn(timer_loop(), "timer_loop");
+  spawn(start_core(source), "start_core");
   co_await poll_loop();
   co_return 0;
+}
+
+// The start-up's observation (statusgossip and statusbinary; info too when coordinated), then the core with
+// the documents polled meanwhile. A document with an event that cannot wait gives the observation up
+// (hold_document): the core then starts with the node's status unknown.
+asio::awaitable<void> Daemon::start_core(StateSource source) {
+  StartupInfo info;
+  if (coordinator_)
+    info = co_await (observe_node(source) && read_identity());
+  else
+    info = co_await observe_node(source);
+  // Stopped while the node's status was asked: nothing is decided, and nothing logged after agent_stopped.
+  if (stopping_) co_return;
+  core_started_ = true;
+  maybe_refresh_schema("start");
+  execute(core_->start(info, clock_.now()));
+  if (held_document_) execute(core_->on_document(*held_document_, clock_.now()));
+  held_document_.reset();
+  spawn(timer_loop(), "timer_loop");
+}
+
+// A document polled before the core started: kept for it (the last one wins), and an event that cannot wait
+// for the observation ends it.
+void Daemon::hold_document(EventsDocument doc) {
+  const WallTime now = clock_.now();
+  if (!startup_abandoned_)
+    for (const ScheduledEvent& event : doc.events) {
+      if (!drains_without_waiting(event, policy_, now)) continue;
+      startup_abandoned_ = true;
+      log_line(LogLevel::warning, "startup_observation_abandoned",
+               {{"event_id", event.id},
+                {"event_type", event.type},
+                {"event_status", event.status_text},
+                {"reason", "an event that cannot wait: the core starts with the node's status unknown"}});
+      abandon_reads();
+      break;
+    }
+  held_document_ = std::move(doc);
 }
 
 void Daemon::stop() {
@@ -165,7 +199,19 @@ asio::awaitable<void> Daemon::poll_loop() {
       failures_since_logged_ = 0;
       last_failure_kind_.clear();
       throttle_backoff_ = 0ms;
-      execute(core_->on_document(result.value(), WallClock::now()));
+      EventsDocument doc = std::move(result).value();
+      if (const auto step = clock_.observe_step())
+        log_line(
+            LogLevel::warning, "clock_stepped",
+            {{"step_ms", step->count()},
+             {"note",
+              "the wall clock moved; the core's timers and measured durations run on the monotonic clock, "
+              "and NotBefore is read against the new wall clock from now on"}});
+      clock_.convert(doc);  // NotBefore into the core's time, at each sighting
+      if (core_started_)
+        execute(core_->on_document(doc, clock_.now()));
+      else
+        hold_document(std::move(doc));
     } else {
       on_poll_failed(result.error());
     }
@@ -225,17 +271,17 @@ asio::awaitable<void> Daemon::timer_loop() {
     if (stopping_) break;
     if (!ec) {
       wake_at_ = std::chrono::steady_clock::time_point::max();
-      execute(core_->on_timer(WallClock::now()));
+      execute(core_->on_timer(clock_.now()));
     }
   }
 }
 
-// NotBefore is wall-clock; the timer is steady: convert at the edge, each time the core has spoken.
+// The core's time runs with the steady clock (CoreClock): its wake-up converts to a steady instant exactly.
 void Daemon::rearm_timer() {
-  const WallTime wall_now = WallClock::now();
-  const auto next = core_->next_wakeup(wall_now);
+  const WallTime core_now = clock_.now();
+  const auto next = core_->next_wakeup(core_now);
   const auto at = next ? std::chrono::steady_clock::now() +
-                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(*next - wall_now)
+                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(*next - core_now)
                        : std::chrono::steady_clock::time_point::max();
   if (at == wake_at_) return;
   wake_at_ = at;
@@ -247,12 +293,15 @@ std::vector<EventSeries> Daemon::event_series() const {
   std::vector<EventSeries> out;
   for (const auto& [key, rec] : core_->state().events)
     if (rec.plan != EventPlan::other_vm)
-      out.push_back({rec.event.id, rec.event.type, rec.event.status, rec.event.source, rec.event.not_before});
+      out.push_back(
+          {rec.event.id, rec.event.type, rec.event.status, rec.event.source,
+           rec.event.not_before ? std::optional(clock_.to_wall(*rec.event.not_before)) : std::nullopt});
   return out;
 }
 
 std::string Daemon::state_json() const {
   boost::json::object o = encode_state(core_->state()).as_object();
+  o["starting"] = !core_started_;  // the start-up observation is under way: the state is as loaded
   o["resource_name"] = resource_name_;
   o["fault_domain"] = fault_domain_;
   o["dry_run"] = dry_run_;

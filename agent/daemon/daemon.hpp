@@ -12,6 +12,7 @@
 
 #include "agent/config/config.hpp"
 #include "agent/coordination/coordinator.hpp"
+#include "agent/daemon/core_clock.hpp"
 #include "agent/daemon/daemon_driver.hpp"
 #include "agent/daemon/notification.hpp"
 #include "agent/daemon/ticker.hpp"
@@ -60,6 +61,8 @@ class Daemon {
   // start-up (daemon_startup.cpp)
   boost::asio::awaitable<bool> resolve_identity();
   boost::asio::awaitable<StartupInfo> observe_node(StateSource source);
+  boost::asio::awaitable<void> start_core(StateSource source);
+  void hold_document(EventsDocument doc);
   // loops (daemon.cpp)
   boost::asio::awaitable<void> poll_loop();
   boost::asio::awaitable<void> timer_loop();
@@ -94,12 +97,22 @@ class Daemon {
   // coordinated mode (daemon_coordination.cpp)
   bool start_coordination(CorePolicy& policy);
   boost::asio::awaitable<void> read_identity();
+  // An awaited admission, or (awaited false) a forced or emergency drain's record written beside it.
   boost::asio::awaitable<void> admit(Admit admit);
   boost::asio::awaitable<void> check_shared(std::string event_id);
   void sync_member();
   void notify(const Notify& notification);
   boost::asio::awaitable<void> run_hooks();
-  boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand);
+  // One nodetool run. A read-only one passes read_groups_: a forced or emergency drain kills it (SPEC 3.9).
+  boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand,
+                                                  std::shared_ptr<ProcessGroups> abandonable = nullptr,
+                                                  std::optional<std::chrono::milliseconds> timeout = {});
+  boost::asio::awaitable<CommandOutcome> nodetool_read(const std::string& subcommand) {
+    return nodetool(subcommand, read_groups_);
+  }
+  // AbandonReads: the reads in flight are killed, and their answers, when they come, are dropped.
+  void abandon_reads();
+  bool abandoned_since(std::uint64_t generation) const { return generation != reads_generation_; }
   std::string state_json() const;
   // Runs `coroutine` on the loop; an exception escaping it is logged as internal_error, not lost.
   void spawn(boost::asio::awaitable<void> coroutine, const char* what);
@@ -114,9 +127,16 @@ class Daemon {
   // Start-up only (compute metadata, before the poll's ticks run), then closed.
   std::optional<ImdsClient> compute_client_;
   NodetoolRunner nodetool_;
+  // The read-only nodetool runs in flight; shared with them (their frames may outlive the Daemon at exit).
+  std::shared_ptr<ProcessGroups> read_groups_ = std::make_shared<ProcessGroups>();
+  std::uint64_t reads_generation_ = 0;  // counts abandons: a read started before the last one is stale
   StateStore store_;
-  std::optional<Core> core_;
-  std::vector<std::chrono::milliseconds> calls_before_core_;  // the start-up's nodetool calls, for the core
+  CoreClock clock_;            // the core's time: monotonic (SPEC 3.9); NotBefore converted at each sighting
+  std::optional<Core> core_;   // built once the state file is loaded
+  bool core_started_ = false;  // Core::start ran: documents go to the core, not to held_document_
+  CorePolicy policy_;
+  std::optional<EventsDocument> held_document_;  // polled before the core started
+  bool startup_abandoned_ = false;
   std::unique_ptr<Coordinator> coordinator_;
   std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
   std::string own_host_id_;            // from nodetool info once; forgotten when Cassandra is restarted

@@ -71,7 +71,7 @@ void Daemon::execute(Actions actions) {
         // Never approve what is not on disk: report a retryable failure; the core asks again later.
         execute(core_->on_approval_done(approve_action->event_id,
                                         {ApprovalResult::retryable_failure, "state file not written"},
-                                        WallClock::now()));
+                                        clock_.now()));
         continue;
       }
       spawn(approve(approve_action->event_id, persist_ms), "approve");
@@ -84,7 +84,9 @@ void Daemon::execute(Actions actions) {
     } else if (auto* n = std::get_if<Notify>(&action)) {
       notify(*n);
     } else if (auto* a = std::get_if<Admit>(&action)) {
-      spawn(admit(*a), "admit");
+      spawn(admit(*a), a->awaited ? "admit" : "record_drain");
+    } else if (std::holds_alternative<AbandonReads>(action)) {
+      abandon_reads();
     } else if (auto* c = std::get_if<CheckSharedApproval>(&action)) {
       spawn(check_shared(c->event_id), "check_shared_approval");
     } else if (std::holds_alternative<ReleaseDrain>(action)) {
@@ -136,23 +138,41 @@ void Daemon::count_core_line(const LogAction& line) {
   if (m == "coordination_unavailable") metrics_.coordination_unavailable();
 }
 
-asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand) {
-  CommandOutcome out = co_await nodetool_.run(subcommand);
+asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand,
+                                                 std::shared_ptr<ProcessGroups> abandonable,
+                                                 std::optional<std::chrono::milliseconds> timeout) {
+  CommandOutcome out = co_await nodetool_.run(subcommand, std::move(abandonable), timeout);
   metrics_.nodetool_duration(subcommand, std::chrono::duration<double>(out.duration).count());
   log_line(LogLevel::debug, "nodetool_ran",
-           {{"subcommand", subcommand}, {"ok", out.ok()}, {"duration_ms", out.duration.count()}});
+           {{"subcommand", subcommand},
+            {"ok", out.ok()},
+            {"duration_ms", out.duration.count()},
+            {"timeout", out.timed_out},
+            {"abandoned", out.abandoned}});
+  if (out.timed_out)
+    log_line(LogLevel::warning, "nodetool_timed_out",
+             {{"subcommand", subcommand}, {"timeout", true}, {"detail", out.summary()}});
   // What a call costs on this node now: the drain's start is planned by it until a drain was measured.
   if (out.ok() && core_) core_->note_nodetool_call(out.duration);
-  if (out.ok() && !core_) calls_before_core_.push_back(out.duration);
   co_return out;
 }
 
+void Daemon::abandon_reads() {
+  ++reads_generation_;
+  const std::size_t killed = read_groups_->kill_all();
+  if (killed > 0)
+    log_line(LogLevel::warning, "reads_killed",
+             {{"processes", killed}, {"reason", "a forced or emergency drain waits for no read (SPEC 3.9)"}});
+}
+
 asio::awaitable<void> Daemon::check_safety() {
+  const std::uint64_t generation = reads_generation_;
   const SafetyResult result = co_await evaluate_gate();
+  if (abandoned_since(generation)) co_return;  // the core gave this check up for a more urgent drain
   if (!result.safe) metrics_.unsafe_block();
   metrics_.set_gate_verdict(result.safe ? GateVerdict::safe : GateVerdict::unsafe, WallClock::now());
   if (stopping_) co_return;
-  execute(core_->on_safety(result, WallClock::now()));
+  execute(core_->on_safety(result, clock_.now()));
 }
 
 asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
@@ -170,7 +190,10 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
         co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s);
     outcome.ok = out.ok();
     outcome.detail = out.summary();
-    if (!out.ok()) log_line(LogLevel::warning, "restart_command_failed", {{"detail", out.summary()}});
+    outcome.timed_out = out.timed_out;
+    if (!out.ok())
+      log_line(LogLevel::warning, "restart_command_failed",
+               {{"detail", out.summary()}, {"timeout", out.timed_out}});
   } else if (step.step == Step::confirm_restored || step.step == Step::check_serving) {
     outcome = co_await confirm_restored();
   } else {
@@ -179,7 +202,7 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
     time_drain_step(step.step, issued, first, last);
   }
   if (stopping_) co_return;  // what is done is persisted; a restart resumes from there
-  execute(core_->on_step_done(step.step, outcome, WallClock::now()));
+  execute(core_->on_step_done(step.step, outcome, clock_.now()));
 }
 
 // The gap before a drain command's exec: from the core's decision for the first, from the previous command's
@@ -204,24 +227,31 @@ void Daemon::time_drain_step(Step step, SteadyTime issued, const CommandOutcome&
 }
 
 // One mutating nodetool command, retried with backoff until `deadline`; a refusal after drain ends at once.
+// Each attempt is bounded by the impact too (SPEC 3.9): it is killed at `deadline` if command_timeout_s
+// would let it run past it, and the first attempt gets at least kMinAttempt.
 // `first` and `last` get the first and the last attempt's outcomes (their start and end instants).
 asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcommand, WallTime deadline,
                                                        CommandOutcome& first, CommandOutcome& last) {
+  constexpr auto kMinAttempt = 1s;
   auto backoff = 1s;
   for (int attempt = 1;; ++attempt) {
-    const CommandOutcome out = co_await nodetool(subcommand);
+    const auto to_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_.now());
+    const CommandOutcome out =
+        co_await nodetool(subcommand, nullptr, std::max<std::chrono::milliseconds>(to_deadline, kMinAttempt));
     if (attempt == 1) first = out;
     last = out;
     const std::string printed_error = error_despite_exit_0(out);
-    if (out.ok() && printed_error.empty()) co_return StepOutcome{true, false, ""};
-    if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary()};
+    if (out.ok() && printed_error.empty()) co_return StepOutcome{true, false, "", false};
+    if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary(), false};
     const std::string detail = printed_error.empty() ? out.summary() : "exit 0 but printed: " + printed_error;
     log_line(LogLevel::warning, "nodetool_attempt_failed",
              {{"subcommand", subcommand},
               {"attempt", attempt},
               {"detail", detail},
+              {"timeout", out.timed_out},
               {"jmx_unreachable", is_connect_failure(out)}});
-    if (stopping_ || WallClock::now() + backoff >= deadline) co_return StepOutcome{false, false, detail};
+    if (stopping_ || clock_.now() + backoff >= deadline)
+      co_return StepOutcome{false, false, detail, out.timed_out};
     asio::steady_timer t(io_, backoff);
     co_await t.async_wait(asio::use_awaitable);
     backoff = std::min<std::chrono::seconds>(backoff * 2, 10s);
@@ -257,7 +287,7 @@ asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {
     outcome.detail = std::string(to_string(failure->kind)) + ": " + failure->detail;
   }
   if (stopping_) co_return;
-  execute(core_->on_approval_done(event_id, outcome, WallClock::now()));
+  execute(core_->on_approval_done(event_id, outcome, clock_.now()));
 }
 
 // Announced in the log at once and through hooks.notify in the background; a hook never delays the drain or
@@ -284,9 +314,11 @@ asio::awaitable<void> Daemon::run_hooks() {
     const CommandOutcome out =
         co_await run_command(config_.hooks.notify, kHookTimeout, hook_environment(note));
     if (!out.ok())
-      log_line(
-          LogLevel::warning, "notify_hook_failed",
-          {{"notification", to_string(note.phase)}, {"event_id", note.event_id}, {"detail", out.summary()}});
+      log_line(LogLevel::warning, "notify_hook_failed",
+               {{"notification", to_string(note.phase)},
+                {"event_id", note.event_id},
+                {"detail", out.summary()},
+                {"timeout", out.timed_out}});
   }
   hooks_running_ = false;
 }

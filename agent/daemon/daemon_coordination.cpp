@@ -44,7 +44,7 @@ bool Daemon::start_coordination(CorePolicy& policy) {
 
 // The member key carries the node's DC, rack and host id from the start; the gate refreshes them.
 asio::awaitable<void> Daemon::read_identity() {
-  const CommandOutcome info = co_await nodetool("info");
+  const CommandOutcome info = co_await nodetool_read("info");
   auto self = info.ok() ? parse_nodetool_info(info.out) : Result<NodeInfo>(make_error(info.summary()));
   if (!self) {
     log_line(LogLevel::warning, "node_identity_unknown", {{"detail", self.error().message}});
@@ -55,18 +55,24 @@ asio::awaitable<void> Daemon::read_identity() {
 }
 
 asio::awaitable<void> Daemon::admit(Admit a) {
+  const std::uint64_t generation = reads_generation_;
   AdmissionOutcome outcome{CoordinationResult::unavailable, "coordination is off", {}};
   if (coordinator_)
     outcome = co_await coordinator_->admit(a.event_id, a.forced, up_host_ids_, exact_admission());
   if (stopping_) co_return;
+  const bool abandoned = a.awaited && abandoned_since(generation);
   log_line(LogLevel::info, "drain_admission",
            {{"event_id", a.event_id},
             {"unconditional", a.forced},
+            {"beside_drain", !a.awaited},
+            {"abandoned", abandoned},
             {"result", outcome.result == CoordinationResult::allowed   ? "admitted"
                        : outcome.result == CoordinationResult::refused ? "refused"
                                                                        : "unavailable"},
             {"detail", outcome.detail}});
-  execute(core_->on_admission(outcome, WallClock::now()));
+  if (abandoned) co_return;  // a forced or emergency drain went ahead without this answer
+  execute(a.awaited ? core_->on_admission(outcome, clock_.now())
+                    : core_->on_drain_recorded(outcome, clock_.now()));
 }
 
 asio::awaitable<void> Daemon::check_shared(std::string event_id) {
@@ -76,7 +82,7 @@ asio::awaitable<void> Daemon::check_shared(std::string event_id) {
     outcome = co_await coordinator_->shared_verdict(event_id, rec->event.resources,
                                                     !config_.policy.approve_shared_events);
   if (stopping_) co_return;
-  execute(core_->on_shared_verdict(event_id, outcome, WallClock::now()));
+  execute(core_->on_shared_verdict(event_id, outcome, clock_.now()));
 }
 
 void Daemon::sync_member() {

@@ -42,9 +42,9 @@ asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
   CommandOutcome status, info;
   const bool info_ran = own_host_id_.empty();
   if (info_ran) {
-    std::tie(status, info) = co_await (nodetool("status") && nodetool("info"));
+    std::tie(status, info) = co_await (nodetool_read("status") && nodetool_read("info"));
   } else {
-    status = co_await nodetool("status");
+    status = co_await nodetool_read("status");
   }
   if (auto why = unusable(status, "status", kFailClosed); !why.empty()) co_return make_error(why);
   auto cluster = parse_nodetool_status(status.out);
@@ -53,7 +53,7 @@ asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
                          cluster.error().message);
   std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
   if (!self) {
-    if (!info_ran) info = co_await nodetool("info");
+    if (!info_ran) info = co_await nodetool_read("info");
     if (auto why = unusable(info, "info", kFailClosed); !why.empty()) co_return make_error(why);
     auto parsed = parse_nodetool_info(info.out);
     if (!parsed)
@@ -75,7 +75,10 @@ asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
 // Reads the node's view of the cluster and asks the gate; a status that cannot be read is unsafe (fail
 // closed).
 asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
+  const std::uint64_t generation = reads_generation_;
   co_await schema_for_check();
+  // Given up while it waited for the refresh: no new nodetool run for an answer nobody waits for.
+  if (abandoned_since(generation)) co_return SafetyResult{false, "abandoned", {}, {}};
   auto view = co_await read_cluster_view();
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
@@ -105,6 +108,7 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
 // beside them while this node's address is not known yet). Every keyspace that cannot be protected is
 // reported once per refresh.
 asio::awaitable<void> Daemon::refresh_schema(std::string why) {
+  const std::uint64_t generation = reads_generation_;
   refreshing_ = true;
   refresh_attempted_at_ = std::chrono::steady_clock::now();
   std::optional<Result<ReplicationSnapshot>> schema;
@@ -118,6 +122,12 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
   refreshing_ = false;
   refresh_done_.cancel();  // a gate check waiting for this refresh goes on
   if (stopping_) co_return;
+  if (abandoned_since(generation)) {
+    // Killed for a forced or emergency drain: the last snapshot stands, and the next trigger reads again.
+    refresh_attempted_at_.reset();
+    log_line(LogLevel::info, "schema_refresh_abandoned", {{"trigger", why}});
+    co_return;
+  }
   if (!snapshot) {
     snapshot_.reset();
     log_line(
@@ -147,7 +157,7 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
 // describecluster and ring (independent reads, each a JVM start: at once) into a snapshot; why not, when
 // either cannot be read.
 asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
-  const auto [described, ring] = co_await (nodetool("describecluster") && nodetool("ring"));
+  const auto [described, ring] = co_await (nodetool_read("describecluster") && nodetool_read("ring"));
   if (stopping_) co_return make_error("stopping");
   if (auto problem = unusable(described, "describecluster"); !problem.empty()) co_return make_error(problem);
   auto cluster = parse_nodetool_describecluster(described.out);

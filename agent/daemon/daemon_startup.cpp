@@ -61,7 +61,7 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   info.boot_id = read_boot_id();
   if (info.boot_id.empty()) log_line(LogLevel::warning, "boot_id_unknown", {});
   // Two independent reads, each a JVM start: at once.
-  const auto [gossip, binary] = co_await (nodetool("statusgossip") && nodetool("statusbinary"));
+  const auto [gossip, binary] = co_await (nodetool_read("statusgossip") && nodetool_read("statusbinary"));
   if (stopping_)
     co_return info;  // their children were stopped with the agent: nothing to report after agent_stopped
   for (const auto& [sub, out] : {std::pair{"statusgossip", &gossip}, std::pair{"statusbinary", &binary}}) {

@@ -107,7 +107,7 @@ fs::path AgentScenario::write_config(const json::object& overrides) {
        {{"nodetool", argv_json(sim_prefix(cluster_file(), kAgentNode))},
         {"command_timeout_s", 10},
         {"restart_command", argv_json(restart)}}},
-      {"policy", {{"drain_lead_s", 3}, {"unsafe_drain_lead_s", 1}}},
+      {"policy", {{"drain_lead_s", 3}, {"unsafe_drain_lead_s", 1}, {"unsafe_recheck_s", 1}}},
       {"hooks", {{"notify", {"/bin/sh", "-c", kHookScript, "hook", hook_file().string()}}}},
   };
   for (const auto& [key, value] : overrides) {

@@ -51,7 +51,10 @@ void CoordinatedFleet::configure(const json::object& policy, const json::object&
 }
 
 json::object CoordinatedFleet::policy() const {
-  json::object policy{{"drain_lead_s", 10}, {"unsafe_drain_lead_s", 1}, {"no_impact_freeze_max_s", 0}};
+  json::object policy{{"drain_lead_s", 10},
+                      {"unsafe_drain_lead_s", 1},
+                      {"unsafe_recheck_s", 1},
+                      {"no_impact_freeze_max_s", 0}};
   for (const auto& [k, v] : policy_) policy[k] = v;
   return policy;
 }
