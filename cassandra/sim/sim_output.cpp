@@ -68,8 +68,10 @@ std::string format_status(const SimCluster& cluster, const std::string& caller_a
     rows.reserve(nodes.size());
     for (const auto& [order, node, rack] : nodes) {
       const bool up = node->address == caller_address || seen_up_by_others(*node);
+      // A joining node owns nothing yet: real nodetool prints its effective ownership as "?" (UJ ... ?).
       rows.push_back(Row{std::string{up ? 'U' : 'D', node->ring_state}, node->address, node->load,
-                         std::to_string(node->tokens), owns, node->host_id, rack->name});
+                         std::to_string(node->tokens), node->ring_state == 'J' ? "?" : owns, node->host_id,
+                         rack->name});
     }
   }
   std::array<std::size_t, 7> widths{};
