@@ -36,6 +36,10 @@ std::string describe(const ReplicationVerdict& v, Consistency consistency) {
     os << "keyspace " << r.keyspace << " range (" << r.start_token << ", " << r.end_token << "] would keep "
        << r.available << " replica(s)" << (r.datacenter.empty() ? "" : " in " + r.datacenter) << ", "
        << to_string(consistency) << " needs " << r.needed;
+    if (!r.pending.empty())
+      os << " for writes (" << r.needed - static_cast<int>(r.pending.size()) << " + " << r.pending.size()
+         << " pending)"
+         << (r.access == ShortAccess::writes ? "; reads keep enough" : "; reads fall short too");
   } else {
     os << to_string(v.reason) << (v.detail.empty() ? "" : ": " + v.detail);
   }

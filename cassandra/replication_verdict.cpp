@@ -54,17 +54,23 @@ struct SettingResult {
   std::size_t ranges = 0;
 };
 
+// Per endpoint of RingChanges::endpoints: whether it counts as a natural replica (UN) and as a pending one
+// (up: a joining node receives the writes of its pending ranges), this node and drained ones never.
+struct Availability {
+  std::vector<char> natural, pending;
+};
+
 class Evaluator {
  public:
-  Evaluator(const ReplicationSnapshot& s, const VerdictNode& self, Consistency cl,
-            std::vector<char> available)
+  Evaluator(const ReplicationSnapshot& s, const VerdictNode& self, Consistency cl, Availability available)
       : s_(s),
         self_(self),
         cl_(cl),
         available_(std::move(available)),
-        self_index_(s.ring.find(self.address)) {}
+        self_in_ring_(s.ring.find(self.address).has_value()),
+        self_index_(s.changes.find(self.address)) {}
 
-  bool self_in_ring() const { return self_index_.has_value(); }
+  bool self_in_ring() const { return self_in_ring_; }
 
   const SettingResult& setting(const Replication& r) {
     const std::string key = r.placement_key();
@@ -73,36 +79,58 @@ class Evaluator {
   }
 
  private:
+  bool in_dc(EndpointIndex e, const Scope& scope) const {
+    return scope.dc.empty() || s_.changes.endpoints[e].datacenter == scope.dc;
+  }
+  bool in_scope(EndpointIndex e, const Scope& scope) const { return e != *self_index_ && in_dc(e, scope); }
+
   SettingResult evaluate(const Replication& r) const {
     SettingResult result;
-    const Placement* placement = s_.placements.find(r);
-    if (!placement || !self_index_) return result;
+    const auto ranges = s_.write_ranges.find(r.placement_key());
+    if (ranges == s_.write_ranges.end() || !self_in_ring_ || !self_index_) return result;
     const auto scopes = scopes_of(r, s_.ring.endpoints.size(), self_.datacenter, cl_);
-    for (std::size_t i = 0; i < placement->replicas.size(); ++i) {
-      const auto& replicas = placement->replicas[i];
-      if (std::find(replicas.begin(), replicas.end(), *self_index_) == replicas.end()) continue;
+    auto has_self = [&](const std::vector<EndpointIndex>& replicas) {
+      return std::find(replicas.begin(), replicas.end(), *self_index_) != replicas.end();
+    };
+    for (const WriteRange& range : ranges->second) {
+      const bool natural = has_self(range.natural);
+      if (!natural && !has_self(range.pending)) continue;
       ++result.ranges;
       for (const Scope& scope : scopes) {
-        int counted = 0, up = 0;
-        std::vector<std::string> down;
-        for (EndpointIndex e : replicas) {
-          const RingEndpoint& endpoint = s_.ring.endpoints[e];
-          if (e == *self_index_ || (!scope.dc.empty() && endpoint.datacenter != scope.dc)) continue;
+        int counted = 0, natural_up = 0, pending_up = 0;
+        std::vector<std::string> down, pending;
+        for (EndpointIndex e : range.natural) {
+          if (!in_scope(e, scope)) continue;
           ++counted;
-          if (available_[e])
-            ++up;
+          if (available_.natural[e])
+            ++natural_up;
           else
-            down.push_back(endpoint.address);
+            down.push_back(s_.changes.endpoints[e].address);
         }
-        if (counted < scope.needed) {
+        // This node cannot meet the level without itself even with every other natural replica up.
+        if (natural && counted < scope.needed) {
           result.unprotectable = true;
           return result;
         }
-        const int shortfall = scope.needed - up;
+        // P counts every pending replica where the level counts, this node too (it raises the writes'
+        // count whether or not it is there); this node is never available.
+        for (EndpointIndex e : range.pending) {
+          if (!in_dc(e, scope)) continue;
+          pending.push_back(s_.changes.endpoints[e].address);
+          if (available_.pending[e])
+            ++pending_up;
+          else if (e != *self_index_)
+            down.push_back(s_.changes.endpoints[e].address);
+        }
+        const int pending_count = static_cast<int>(pending.size());
+        const int needed = scope.needed + pending_count, up = natural_up + pending_up;
+        const int shortfall = needed - up;  // the writes'; the reads' (needed - natural_up) is never larger
         if (shortfall > 0 && (!result.worst || shortfall > result.worst->needed - result.worst->available)) {
           std::sort(down.begin(), down.end());
-          result.worst = ShortRange{"", s_.ring.range_start(i), s_.ring.range_end(i), scope.dc, scope.needed,
-                                    up, std::move(down)};
+          std::sort(pending.begin(), pending.end());
+          const auto access = natural_up < scope.needed ? ShortAccess::reads_and_writes : ShortAccess::writes;
+          result.worst = ShortRange{"", range.start,     range.end,          scope.dc, needed,
+                                    up, std::move(down), std::move(pending), access};
         }
       }
     }
@@ -112,8 +140,9 @@ class Evaluator {
   const ReplicationSnapshot& s_;
   const VerdictNode& self_;
   Consistency cl_;
-  std::vector<char> available_;  // per ring endpoint: UN in status, not this node, not drained
-  std::optional<EndpointIndex> self_index_;
+  Availability available_;
+  bool self_in_ring_;                        // this node owns a normal token
+  std::optional<EndpointIndex> self_index_;  // into s_.changes.endpoints
   std::map<std::string, SettingResult> cache_;
 };
 
@@ -144,29 +173,58 @@ UnprotectableKeyspace unprotectable_entry(const KeyspaceReplication& ks, Consist
   return u;
 }
 
-// Nodes joining, leaving or moving, from the refresh's counts and from each check's status.
+// The state letter `nodetool status` prints for an address, as the refresh's ring showed it ('\0': not in
+// it).
+char ring_state_of(const ReplicationSnapshot& s, const std::string& address) {
+  auto has = [&](const std::vector<std::string>& v) {
+    return std::binary_search(v.begin(), v.end(), address);
+  };
+  if (has(s.changes.moving)) return 'M';
+  if (has(s.changes.joining)) return 'J';
+  if (has(s.changes.leaving)) return 'L';
+  return s.changes.find(address) ? 'N' : '\0';
+}
+
+// What stops the verdict from judging pending ranges: a node moving (nodetool prints no destination token, so
+// its pending ranges cannot be computed), or a check's status whose J/L/N states differ from the refresh's
+// ring (a node started or finished joining or leaving since: the snapshot's ranges are stale until the next
+// refresh). A node that is in the ring but absent from status only counts as unavailable.
 std::string ring_change(const ReplicationSnapshot& s, const ClusterStatus& status) {
   std::string who;
-  if (const auto& c = s.cluster.counts; c && (c->joining || c->leaving || c->moving))
-    who = "describecluster: joining " + std::to_string(c->joining) + ", leaving " +
-          std::to_string(c->leaving) + ", moving " + std::to_string(c->moving);
-  for (const StatusRow& row : status.rows)
-    if (row.state != 'N')
-      who += (who.empty() ? "" : "; ") + row.address + " " + std::string{row.status, row.state};
+  auto add = [&](const std::string& what) { who += (who.empty() ? "" : "; ") + what; };
+  if (const auto& c = s.cluster.counts; c && c->moving)
+    add("describecluster: moving " + std::to_string(c->moving));
+  for (const auto& address : s.changes.moving) add(address + " moving in the ring");
+  for (const StatusRow& row : status.rows) {
+    const std::string letters{row.status, row.state};
+    const char known = ring_state_of(s, row.address);
+    if (row.state == 'M') {
+      if (known != 'M') add(row.address + " " + letters);
+    } else if (known != row.state && known != 'M') {
+      add(row.address + " " + letters + ", " +
+          (known ? std::string{"'"} + known + "' in the ring of the last refresh"
+                 : "not in the ring of the last refresh"));
+    }
+  }
   return who;
 }
 
 ReplicationVerdict evaluate(const ReplicationSnapshot& s, const ClusterStatus& status,
                             const VerdictNode& self, Consistency cl,
                             const std::vector<std::string>& drained) {
-  std::set<std::string> up;
-  for (const StatusRow& row : status.rows)
-    if (row.up_normal()) up.insert(row.address);
-  for (const auto& address : drained) up.erase(address);
+  std::set<std::string> up_normal, up;
+  for (const StatusRow& row : status.rows) {
+    if (row.up_normal()) up_normal.insert(row.address);
+    if (row.status == 'U') up.insert(row.address);
+  }
+  for (const auto& address : drained) up_normal.erase(address), up.erase(address);
+  up_normal.erase(self.address);
   up.erase(self.address);
-  std::vector<char> available(s.ring.endpoints.size(), 0);
-  for (std::size_t e = 0; e < available.size(); ++e)
-    available[e] = up.count(s.ring.endpoints[e].address) ? 1 : 0;
+  Availability available;
+  for (const RingEndpoint& e : s.changes.endpoints) {
+    available.natural.push_back(up_normal.count(e.address) ? 1 : 0);
+    available.pending.push_back(up.count(e.address) ? 1 : 0);
+  }
 
   Evaluator evaluator(s, self, cl, std::move(available));
   ReplicationVerdict verdict;
@@ -233,8 +291,18 @@ Result<ReplicationSnapshot> make_replication_snapshot(ClusterDescription cluster
   }
   auto ring = make_token_ring(ring_table);
   if (!ring) return make_error("nodetool ring: " + ring.error().message);
+  auto changes = make_ring_changes(ring_table);
+  if (!changes) return make_error("nodetool ring: " + changes.error().message);
   KeyspacePlacements placements = place_keyspaces(*ring, *cluster.keyspaces);
-  return ReplicationSnapshot{std::move(cluster), std::move(ring.value()), std::move(placements)};
+  std::map<std::string, std::vector<WriteRange>> write_ranges;
+  for (const auto& ks : *cluster.keyspaces) {
+    const Placement* placement = placements.find(ks.replication);
+    const std::string key = ks.replication.placement_key();
+    if (placement && !write_ranges.count(key))
+      write_ranges.emplace(key, place_write_ranges(*changes, *ring, *placement, ks.replication));
+  }
+  return ReplicationSnapshot{std::move(cluster), std::move(ring.value()), std::move(placements),
+                             std::move(changes.value()), std::move(write_ranges)};
 }
 
 ReplicationVerdict evaluate_replication(const ReplicationSnapshot& snapshot, const ClusterStatus& status,

@@ -40,6 +40,14 @@ std::string_view to_string(VerdictReason reason) {
   return "?";
 }
 
+std::string_view to_string(ShortAccess access) {
+  return access == ShortAccess::writes ? "writes" : "reads_and_writes";
+}
+
+std::ostream& operator<<(std::ostream& os, ShortAccess access) {
+  return os << to_string(access);
+}
+
 std::ostream& operator<<(std::ostream& os, VerdictReason reason) {
   return os << to_string(reason);
 }
@@ -54,7 +62,9 @@ std::ostream& operator<<(std::ostream& os, const ShortRange& range) {
   if (!range.datacenter.empty()) os << " in " << range.datacenter;
   os << " needed " << range.needed << " available " << range.available << " down ";
   print_list(os, range.down);
-  return os << "}";
+  os << " pending ";
+  print_list(os, range.pending);
+  return os << " for " << to_string(range.access) << "}";
 }
 
 std::ostream& operator<<(std::ostream& os, const UnprotectableKeyspace& keyspace) {
@@ -89,6 +99,10 @@ boost::json::object unsafe_log_fields(const ReplicationVerdict& verdict) {
     boost::json::array down;
     for (const auto& address : range->down) down.emplace_back(address);
     fields["down"] = std::move(down);
+    boost::json::array pending;
+    for (const auto& address : range->pending) pending.emplace_back(address);
+    fields["pending"] = std::move(pending);
+    fields["for"] = to_string(range->access);
   } else {
     fields["reason"] = to_string(verdict.reason);
   }

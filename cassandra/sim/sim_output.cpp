@@ -63,13 +63,18 @@ std::string format_status(const SimCluster& cluster, const std::string& caller_a
     std::sort(nodes.begin(), nodes.end(), [](const Entry& a, const Entry& b) {
       return a.order != b.order ? a.order < b.order : a.node->address < b.node->address;
     });
-    const std::string owns = ownership(cluster, nodes.size());
+    // Effective ownership is computed on normal tokens: a joining node shares no range yet.
+    const auto owners = static_cast<std::size_t>(
+        std::count_if(nodes.begin(), nodes.end(), [](const Entry& e) { return e.node->ring_state != 'J'; }));
+    const std::string owns = ownership(cluster, std::max<std::size_t>(owners, 1));
     auto& rows = tables[dc.name];
     rows.reserve(nodes.size());
     for (const auto& [order, node, rack] : nodes) {
       const bool up = node->address == caller_address || seen_up_by_others(*node);
+      // A joining node owns nothing yet: real nodetool prints its effective ownership as "?" (UJ ... ?).
       rows.push_back(Row{std::string{up ? 'U' : 'D', node->ring_state}, node->address, node->load,
-                         std::to_string(node->tokens), owns, node->host_id, rack->name});
+                         std::to_string(node->tokens), node->ring_state == 'J' ? "?" : owns, node->host_id,
+                         rack->name});
     }
   }
   std::array<std::size_t, 7> widths{};

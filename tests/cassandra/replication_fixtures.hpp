@@ -61,13 +61,15 @@ inline ReplicationSnapshot snapshot(const std::vector<FixtureNode>& nodes,
   return s.value();
 }
 
-// Every node UN but those listed with another status/state ("DN", "UL", ...).
+// Every node up in the state of its ring rows (UN, UJ for Joining, UL, UM) but those listed with another
+// status/state ("DN", "DJ", ...).
 inline ClusterStatus status_of(const std::vector<FixtureNode>& nodes,
                                const std::map<std::string, std::string>& not_un = {}) {
   ClusterStatus status;
   for (const auto& n : nodes) {
     const auto it = not_un.find(n.address);
-    const std::string s = it == not_un.end() ? "UN" : it->second;
+    const std::string s =
+        it == not_un.end() ? std::string{'U', n.state == "Normal" ? 'N' : n.state[0]} : it->second;
     status.rows.push_back(StatusRow{n.dc, s[0], s[1], n.address, "?", "", n.rack});
   }
   return status;

@@ -14,6 +14,7 @@ namespace {
 using cla::Consistency;
 using cla::test::FixtureNode;
 using Down = std::map<std::string, std::string>;
+using Strings = std::vector<std::string>;
 constexpr auto LQ = Consistency::local_quorum, Q = Consistency::quorum, EQ = Consistency::each_quorum,
                LO = Consistency::local_one, ONE = Consistency::one;
 
@@ -52,6 +53,33 @@ std::string token(const std::vector<FixtureNode>& nodes, std::size_t node, std::
   return std::to_string(nodes[node].tokens[index]);
 }
 
+// Nodes k = 1..n on 10.0.0.k in rack k, one token each: 100 k.
+std::vector<FixtureNode> hundreds(int n) {
+  std::vector<FixtureNode> nodes;
+  for (int k = 1; k <= n; ++k)
+    nodes.push_back(
+        FixtureNode{"10.0.0." + std::to_string(k), "dc1", "rack" + std::to_string(k), {100 * k}, "Normal"});
+  return nodes;
+}
+
+// Five nodes and 10.0.0.6 joining at 150 (rack6): 6 is pending in (500,100], (100,150] and (400,500]
+// (pending_ranges_test). This node, 10.0.0.3, replicates (500,100], (100,150], (150,200] and (200,300].
+std::vector<FixtureNode> joining_ring() {
+  auto nodes = hundreds(5);
+  nodes.push_back(FixtureNode{"10.0.0.6", "dc1", "rack6", {150}, "Joining"});
+  return nodes;
+}
+
+// The start token of a verdict's short range; "" when it names none.
+std::string start_of(const cla::ReplicationVerdict& v) {
+  return v.short_range ? v.short_range->start_token : "";
+}
+
+cla::ShortRange writes(cla::ShortRange range) {
+  range.access = cla::ShortAccess::writes;
+  return range;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(replication_verdict_test)
@@ -60,8 +88,8 @@ BOOST_AUTO_TEST_CASE(nts_one_dc_per_level) {
   const std::vector<std::pair<std::string, std::string>> ks{{"app", "NetworkTopologyStrategy {dc1=3}"}};
   // The first of the three ranges 10.0.0.3 replicates: (t3, t1] (every range holds all three nodes).
   auto range = [&](int needed, int available, std::vector<std::string> down, std::string dc) {
-    return short_of(cla::ShortRange{"app", token(kThree, 2), token(kThree, 0), std::move(dc), needed,
-                                    available, std::move(down)});
+    return short_of(cla::ShortRange{
+        "app", token(kThree, 2), token(kThree, 0), std::move(dc), needed, available, std::move(down), {}});
   };
   struct Row {
     Down down;
@@ -203,15 +231,28 @@ BOOST_AUTO_TEST_CASE(schema_disagreement_and_a_changing_ring_wait) {
   BOOST_TEST(!disagreement.safe);
   BOOST_TEST(disagreement.unprotectable.size() == 1u);  // still listed
   s.cluster.schema_versions.erase("0aa6a4a0-1111-3333-8888-000000000000");
+  // describecluster's joining and leaving counts no longer block (the ring's rows place them); moving does.
   s.cluster.counts->joining = 1;
-  BOOST_TEST(cla::evaluate_replication(s, status, kSelf3, LQ).reason == cla::VerdictReason::ring_changing);
-  s.cluster.counts->joining = 0;
+  s.cluster.counts->leaving = 1;
+  BOOST_TEST(cla::evaluate_replication(s, status, kSelf3, LQ).safe);
+  s.cluster.counts->moving = 1;
+  const auto moving = cla::evaluate_replication(s, status, kSelf3, LQ);
+  BOOST_TEST(moving.reason == cla::VerdictReason::ring_changing);
+  BOOST_TEST(moving.detail == "describecluster: moving 1");
+  s.cluster.counts = cla::NodeCounts{};
+  // A status whose states differ from the refresh's ring: a node started joining, leaving or moving since;
+  // its pending ranges are unknown until the next refresh.
   for (const char* state : {"UL", "UJ", "UM", "DL"}) {
     const auto leaving = cla::test::status_of(kThree, {{"10.0.0.1", state}});
     const auto v = cla::evaluate_replication(s, leaving, kSelf3, LO);
     BOOST_TEST(v.reason == cla::VerdictReason::ring_changing, state);
-    BOOST_TEST(v.detail == "10.0.0.1 " + std::string(state));
+    BOOST_TEST(v.detail == "10.0.0.1 " + std::string(state) +
+                               (state[1] == 'M' ? "" : ", 'N' in the ring of the last refresh"));
   }
+  auto extra = status;  // a node the refresh's ring did not hold
+  extra.rows.push_back(cla::StatusRow{"dc1", 'U', 'N', "10.0.0.9", "?", "", "rack1"});
+  BOOST_TEST(cla::evaluate_replication(s, extra, kSelf3, LQ).detail ==
+             "10.0.0.9 UN, not in the ring of the last refresh");
   BOOST_TEST(cla::evaluate_replication(s, status, {"10.9.9.9", "dc1"}, LQ).reason ==
              cla::VerdictReason::node_not_in_ring);
 }
@@ -236,8 +277,8 @@ BOOST_AUTO_TEST_CASE(admission_counts_recorded_drains_as_unavailable) {
   BOOST_TEST(cla::evaluate_admission(s, status, kSelf3, LQ, {}).safe);
   BOOST_TEST(cla::evaluate_admission(s, status, kSelf3, LQ, {"10.0.0.3"}).safe);  // its own record
   const auto v = cla::evaluate_admission(s, status, kSelf3, LQ, {"10.0.0.2"});
-  BOOST_TEST(v ==
-             short_of(cla::ShortRange{"app", token(kThree, 2), token(kThree, 0), "dc1", 2, 1, {"10.0.0.2"}}));
+  BOOST_TEST(v == short_of(cla::ShortRange{
+                      "app", token(kThree, 2), token(kThree, 0), "dc1", 2, 1, {"10.0.0.2"}, {}}));
   BOOST_TEST(cla::evaluate_admission(s, status, kSelf3, LO, {"10.0.0.2"}).safe);
   auto with_ids = status;
   with_ids.rows[1].host_id = "7338b870-cce5-4b5e-be56-e20c9a61a488";
@@ -261,10 +302,17 @@ BOOST_AUTO_TEST_CASE(a_ring_that_disagrees_with_describecluster_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(log_fields_are_spec_3_4s) {
-  const auto unsafe = short_of(cla::ShortRange{"app", "-5", "7", "dc1", 2, 1, {"10.0.0.2"}});
+  const auto unsafe = short_of(cla::ShortRange{"app", "-5", "7", "dc1", 2, 1, {"10.0.0.2"}, {}});
   BOOST_TEST(
       boost::json::serialize(cla::unsafe_log_fields(unsafe)) ==
-      R"({"keyspace":"app","start_token":"-5","end_token":"7","needed":2,"available":1,"down":["10.0.0.2"]})");
+      R"({"keyspace":"app","start_token":"-5","end_token":"7","needed":2,"available":1,"down":["10.0.0.2"],)"
+      R"("pending":[],"for":"reads_and_writes"})");
+  const auto writes = short_of(
+      cla::ShortRange{"app", "-5", "7", "dc1", 3, 2, {"10.0.0.4"}, {"10.0.0.4"}, cla::ShortAccess::writes});
+  BOOST_TEST(
+      boost::json::serialize(cla::unsafe_log_fields(writes)) ==
+      R"({"keyspace":"app","start_token":"-5","end_token":"7","needed":3,"available":2,"down":["10.0.0.4"],)"
+      R"("pending":["10.0.0.4"],"for":"writes"})");
   cla::ReplicationVerdict schema;
   schema.reason = cla::VerdictReason::schema_disagreement;
   BOOST_TEST(boost::json::serialize(cla::unsafe_log_fields(schema)) == R"({"reason":"schema_disagreement"})");
@@ -278,6 +326,134 @@ BOOST_AUTO_TEST_CASE(log_fields_are_spec_3_4s) {
       R"({"keyspace":"geo","class":"NetworkTopologyStrategy","rf":{"dc1":3,"dc2":1},"consistency":"EACH_QUORUM"})");
   for (auto cl : {LQ, Q, EQ, LO, ONE}) BOOST_TEST((cla::parse_consistency(cla::to_string(cl)) == cl));
   BOOST_TEST(!cla::parse_consistency("local_quorum").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_joining_nodes_pending_ranges_raise_the_writes_count) {
+  const std::vector<std::pair<std::string, std::string>> ks{{"app", "NetworkTopologyStrategy {dc1=3}"}};
+  const auto nodes = joining_ring();
+  const cla::VerdictNode self{"10.0.0.3", "dc1"};
+  auto range = [](std::string start, std::string end, int needed, int available, Strings down) {
+    return cla::ShortRange{"app", start, end, "dc1", needed, available, std::move(down), {"10.0.0.6"}};
+  };
+  struct Row {
+    std::string name;
+    Down down;
+    Consistency cl;
+    cla::ReplicationVerdict expected;
+  };
+  const std::vector<Row> table{
+      // 6 (UJ) counts for the writes it receives: 2 natural + 1 pending meet 2 + P = 3 in (500,100].
+      {"joining up, every natural replica up", {}, LQ, safe()},
+      // Without 6 the writes of its ranges have 2 of 3; reads still have 2 of 2.
+      {"joining down", {{"10.0.0.6", "DJ"}}, LQ, short_of(writes(range("500", "100", 3, 2, {"10.0.0.6"})))},
+      {"a natural replica of a range with 6 pending down",
+       {{"10.0.0.1", "DN"}},
+       LQ,
+       short_of(range("500", "100", 3, 2, {"10.0.0.1"}))},
+      // (100,150], split from (100,200] at 6's token, is the first short range with 4 down.
+      {"4 down", {{"10.0.0.4", "DN"}}, LQ, short_of(range("100", "150", 3, 2, {"10.0.0.4"}))},
+      {"joining down at LOCAL_ONE", {{"10.0.0.6", "DJ"}}, LO, safe()},
+      {"joining and 2 down at LOCAL_ONE",
+       {{"10.0.0.6", "DJ"}, {"10.0.0.2", "DN"}},
+       LO,
+       short_of(writes(range("500", "100", 2, 1, {"10.0.0.2", "10.0.0.6"})))},
+  };
+  for (const auto& row : table) {
+    BOOST_TEST_CONTEXT(row.name) {
+      BOOST_TEST(verdict(nodes, ks, row.down, self, row.cl) == row.expected);
+    }
+  }
+  // The exact fields name the keyspace, the range and what falls short.
+  const auto v = verdict(nodes, ks, {{"10.0.0.6", "DJ"}}, self, LQ);
+  BOOST_TEST(boost::json::serialize(cla::unsafe_log_fields(v)) ==
+             R"({"keyspace":"app","start_token":"500","end_token":"100","needed":3,"available":2,)"
+             R"("down":["10.0.0.6"],"pending":["10.0.0.6"],"for":"writes"})");
+  // Other nodes of 6's ranges: 10.0.0.4 replicates (100,150] with 6 pending, 10.0.0.5 (400,500].
+  BOOST_TEST(start_of(verdict(nodes, ks, {{"10.0.0.6", "DJ"}}, {"10.0.0.4", "dc1"}, LQ)) == "100");
+  BOOST_TEST(start_of(verdict(nodes, ks, {{"10.0.0.6", "DJ"}}, {"10.0.0.5", "dc1"}, LQ)) == "400");
+  // SimpleStrategy counts the same way.
+  const std::vector<std::pair<std::string, std::string>> simple{
+      {"s", "SimpleStrategy {replication_factor=3}"}};
+  BOOST_TEST(verdict(nodes, simple, {}, self, LQ).safe);
+  const auto simple_down = verdict(nodes, simple, {{"10.0.0.6", "DJ"}}, self, LQ);
+  BOOST_REQUIRE(simple_down.short_range);
+  BOOST_TEST(simple_down.short_range->access == cla::ShortAccess::writes);
+}
+
+BOOST_AUTO_TEST_CASE(a_leaving_node_hands_its_ranges_to_pending_replicas) {
+  const std::vector<std::pair<std::string, std::string>> ks{{"app", "NetworkTopologyStrategy {dc1=3}"}};
+  // Six nodes, 10.0.0.1 leaving (UL, not available as SPEC 3.4 says): without it (600,100] goes to 2,3,4,
+  // (400,500] to 5,6,2, (500,600] to 6,2,3.
+  auto nodes = hundreds(6);
+  nodes[0].state = "Leaving";
+  // 4 is pending in (600,100]: that range needs 2 + 1 writes and keeps 2, 3 (1 is leaving, 4 is this node).
+  BOOST_TEST(verdict(nodes, ks, {}, {"10.0.0.4", "dc1"}, LQ) ==
+             short_of(cla::ShortRange{
+                 "app", "600", "100", "dc1", 3, 2, {"10.0.0.1"}, {"10.0.0.4"}, cla::ShortAccess::writes}));
+  BOOST_TEST(verdict(nodes, ks, {}, {"10.0.0.4", "dc1"}, LO).safe);
+  // 5 replicates (400,500] with 1: reads keep only 6 there, and writes 6 and the pending 2.
+  BOOST_TEST(verdict(nodes, ks, {}, {"10.0.0.5", "dc1"}, LQ) ==
+             short_of(cla::ShortRange{"app", "400", "500", "dc1", 3, 2, {"10.0.0.1"}, {"10.0.0.2"}}));
+  // At LOCAL_ONE: (400,500] needs 1 + 1 writes of 6 and 2; with 2 down it keeps one (1 is leaving).
+  BOOST_TEST(verdict(nodes, ks, {}, {"10.0.0.5", "dc1"}, LO).safe);
+  BOOST_TEST(verdict(nodes, ks, {{"10.0.0.2", "DN"}}, {"10.0.0.5", "dc1"}, LO) ==
+             short_of(cla::ShortRange{"app",
+                                      "400",
+                                      "500",
+                                      "dc1",
+                                      2,
+                                      1,
+                                      {"10.0.0.1", "10.0.0.2"},
+                                      {"10.0.0.2"},
+                                      cla::ShortAccess::writes}));
+}
+
+BOOST_AUTO_TEST_CASE(a_moving_node_still_waits) {
+  const std::vector<std::pair<std::string, std::string>> ks{{"app", "NetworkTopologyStrategy {dc1=3}"}};
+  auto nodes = hundreds(5);
+  nodes[1].state = "Moving";  // status UM, ring rows Moving: its destination token is not printed
+  const auto v = verdict(nodes, ks, {}, {"10.0.0.3", "dc1"}, LO);
+  BOOST_TEST(!v.safe);
+  BOOST_TEST(v.reason == cla::VerdictReason::ring_changing);
+  BOOST_TEST(v.detail == "10.0.0.2 moving in the ring");
+  BOOST_TEST(boost::json::serialize(cla::unsafe_log_fields(v)) == R"({"reason":"ring_changing"})");
+  // A joining node beside it changes nothing: still the moving node that blocks.
+  nodes.push_back(FixtureNode{"10.0.0.6", "dc1", "rack6", {150}, "Joining"});
+  BOOST_TEST(verdict(nodes, ks, {}, {"10.0.0.3", "dc1"}, LO).detail == "10.0.0.2 moving in the ring");
+}
+
+BOOST_AUTO_TEST_CASE(pending_replicas_counted_per_level_across_two_dcs) {
+  // joining_ring() in dc1 and three dc2 nodes (110, 210, 310): every range has all of dc2.
+  auto nodes = joining_ring();
+  for (int k = 1; k <= 3; ++k)
+    nodes.push_back(FixtureNode{
+        "10.0.1." + std::to_string(k), "dc2", "rack" + std::to_string(k), {100 * k + 10}, "Normal"});
+  const std::vector<std::pair<std::string, std::string>> ks{
+      {"geo", "NetworkTopologyStrategy {dc1=3, dc2=3}"}};
+  const cla::VerdictNode self{"10.0.0.3", "dc1"}, self2{"10.0.1.3", "dc2"};
+  const Down joining_down{{"10.0.0.6", "DJ"}};
+  const Down and_dc2{{"10.0.0.6", "DJ"}, {"10.0.1.1", "DN"}};
+  // QUORUM: 6/2+1 = 4, + 1 pending over all DCs = 5 of 2 + 3 + 1.
+  BOOST_TEST(verdict(nodes, ks, {}, self, Q).safe);
+  BOOST_TEST(verdict(nodes, ks, joining_down, self, Q).safe);  // 5 of 5
+  const auto q = verdict(nodes, ks, and_dc2, self, Q);
+  BOOST_REQUIRE(q.reason == cla::VerdictReason::replicas_short);
+  BOOST_TEST((q.short_range->needed == 5 && q.short_range->available == 4));
+  BOOST_TEST(q.short_range->datacenter == "");
+  BOOST_TEST(q.short_range->pending == Strings{"10.0.0.6"}, boost::test_tools::per_element());
+  BOOST_TEST(q.short_range->access == cla::ShortAccess::writes);  // reads: 4 of 4
+  // EACH_QUORUM: dc1 needs 2 + 1 pending, dc2 2 + 0.
+  const auto each = verdict(nodes, ks, joining_down, self, EQ);
+  BOOST_REQUIRE(each.reason == cla::VerdictReason::replicas_short);
+  BOOST_TEST(each.short_range->datacenter == "dc1");
+  BOOST_TEST((each.short_range->needed == 3 && each.short_range->available == 2));
+  BOOST_TEST(verdict(nodes, ks, {{"10.0.1.1", "DN"}}, self, EQ).safe);  // dc2 keeps 2 of its 2
+  // LOCAL_QUORUM counts pending replicas of the local DC only: dc1's joining node does not raise dc2's count.
+  BOOST_TEST(verdict(nodes, ks, joining_down, self2, LQ).safe);
+  BOOST_TEST(!verdict(nodes, ks, joining_down, self, LQ).safe);
+  // From dc2, EACH_QUORUM's dc1 count keeps its three natural replicas for 2 + 1.
+  BOOST_TEST(verdict(nodes, ks, joining_down, self2, EQ).safe);
+  BOOST_TEST(!verdict(nodes, ks, and_dc2, self2, EQ).safe);  // dc1 then 3 of 3, dc2 1 of 2
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 
+#include "../cassandra_test_data.hpp"
 #include "cassandra/info_parser.hpp"
 #include "cassandra/status_parser.hpp"
 #include "cassandra/text.hpp"
-#include "../cassandra_test_data.hpp"
 
 using cla::test::cassandra_data;
 
@@ -116,6 +116,18 @@ BOOST_AUTO_TEST_CASE(each_node_sees_itself_up_and_others_down_when_out) {
   BOOST_TEST(letters("127.0.1.1", "127.0.1.4") == "DN");
   BOOST_TEST(letters("127.0.1.1", "127.0.1.5") == "UN");
   BOOST_TEST(letters("127.0.1.1", "127.0.1.6") == "UJ");
+  // As real nodetool: a joining node's effective ownership is "?", the others' counted without it.
+  int checked = 0;
+  for (auto line : cla::split_lines(cla::format_status(cluster, "127.0.1.1"))) {
+    const auto words = cla::split_words(line);
+    if (words.size() < 2 || (words[1] != "127.0.1.6" && words[1] != "127.0.1.5")) continue;
+    ++checked;
+    const bool joining = words[1] == "127.0.1.6";
+    BOOST_TEST((std::find(words.begin(), words.end(), "?") != words.end()) == joining, line);
+    // RF 3 over the 8 nodes with normal tokens: 37.5 %.
+    BOOST_TEST((line.find("37.5%") != std::string_view::npos) == !joining, line);
+  }
+  BOOST_TEST(checked == 2);
 }
 
 BOOST_AUTO_TEST_CASE(info_parses_and_follows_the_node_state) {
