@@ -11,8 +11,9 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
   The cluster of scripts/cassandra-cluster.sh (started if not every node runs; 6 nodes: two per rack, in
   build/cassandra-cluster-6) under an open-loop auditing client at LOCAL_QUORUM (scripts/bench/
   availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s, default 50, half writes,
-  every write a new key, every read's value checked, every acknowledged write read back at ALL after the run)
-  through one wave per run, in each mode:
+  every write a new key, every read's value checked, every acknowledged write read back at ALL after the run;
+  a send slot it could not send within 0.5 s of its due instant counts as a failed request, "missed"; latency
+  runs from each slot's due instant) through one wave per run, in each mode:
     noagent      nobody approves: each event starts at NotBefore, its impact lands on a serving node
     approve_now  the docs' sample: every Scheduled event approved at once, no drain
     agent        build/bin/cassandra-lifecycle-agent beside each node, its default config but for the rig's
@@ -36,12 +37,13 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
                 a venv under build/bench-venv-pypi
   --nodes 6     two nodes per rack (each event lists both VMs of its rack)
   --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
-Prints a table per run (requests, failed, wrong, latency per phase; failures per impact-second; the impacts
+Prints a table per run (requests, failed (timed out and missed among them), wrong, latency per phase;
+requests = sent + missed = answered + failed; failures per impact-second; the impacts
 and, in agent mode, each drain's margin before its impact), the spread over runs, then
   failed_agent=N failed_noagent=N failed_approve_now=N wrong_agent=N wrong_noagent=N lost_agent=N
   lost_noagent=N p99_agent_ms=N p99_noagent_ms=N
-(failed, wrong (a wrong value or no row for an acknowledged write), lost summed over a mode's runs; p99 over
-all its requests; -1 for a mode not run).
+(failed (missed slots included), wrong (a wrong value or no row for an acknowledged write), lost summed over a
+mode's runs; p99 over all its requests, from their due instants; -1 for a mode not run).
 Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps the
 work dir (the agents' logs at debug level, each node's system.log after every step). About 8 minutes a run.
 EOF
@@ -413,7 +415,8 @@ run_wave() {
   kill -TERM "$client"
   wait_until 600 "the client's read-back at ALL" client_done "$client"
   forget_pids "$client"
-  wait "$client" || die "the client failed (or sent != answered + failed): $run_dir/client.err, $run_dir/summary.json"
+  wait "$client" || die "the client failed (or its books do not balance: slots = sent + missed = answered + failed):" \
+    "$run_dir/client.err, $run_dir/summary.json"
   stop_all
   local impact_s
   impact_s=$(impact_figures)

@@ -5,20 +5,26 @@ write is read back at ALL.
 Run with the interpreter whose driver is measured, isolated (-I): /usr/bin/python3 -I (Debian's
 python3-cassandra) or a venv's python -I (the repo's cassandra/ would shadow the driver otherwise).
 
-Open loop: slot i is due at start + i/rate whatever the cluster does; a slot the client could not send within
-0.5 s of its time (the process starved, a driver call blocked) is counted as missed, not sent late in a burst.
-Every sent request ends in exactly one outcome (a callback, or "unanswered" when none came within the request
-timeout plus 10 s): sent = answered + failed.
+Open loop (SPEC 10): slot i is a request due at start + i/rate whatever the cluster does. A slot the client
+could not send within 0.5 s of its due instant (the process starved, a driver call blocked) is not sent late in a
+burst: it is "missed", and a missed slot is a failed request. Every slot the schedule reached before SIGTERM is
+either sent or missed; every sent request ends in exactly one outcome (a callback, or "unanswered" when none came
+within the request timeout plus 10 s). So: slots = sent + missed = answered + failed, missed counted in failed.
+Latency runs from the slot's due instant, not from the send: a request sent 0.3 s late and answered 0.1 s after
+its send took 400 ms; a missed slot's is how late it was when the client gave it up.
 Every write is a new key whose value names it ("<key>|<random>"); every read asks a key whose write was
 acknowledged and checks the value: ok, wrong (a value never written for that key, e.g. another request's late
 answer handed over by the driver: apache/cassandra-python-driver#1114) or empty (no row although the write
 was acknowledged at LOCAL_QUORUM).
 
---out gets one line per request: start_unix_ms op latency_ms outcome error coordinator late_ms
-(outcome: ok | wrong | empty | timeout | failed | unanswered; coordinator: the node of the last attempt).
---summary gets one JSON object at the end: driver, slots, sent, missed, answered, failed, wrong, empty, acked,
-lost, unverified (acknowledged writes the read-back at ALL could not read after retries: not checked).
+--out gets one line per slot: due_unix_ms op latency_ms outcome error coordinator late_ms
+(outcome: ok | wrong | empty | timeout | failed | unanswered | missed; op "-" for a missed slot; coordinator: the
+node of the last attempt; late_ms: how late the send was, or the slot when it was missed).
+--summary gets one JSON object at the end: driver, slots, sent, missed, answered, failed (missed included), wrong,
+empty, acked, lost, unverified (acknowledged writes the read-back at ALL could not read after retries: not
+checked). The exit status is 1 when slots != sent + missed or slots != answered + failed.
 Prints "ready" on stdout once connected and the table exists.
+Its scheduling and accounting are tested with a fake clock by tests/bench/availability_client_test.py.
 """
 import argparse
 import collections
@@ -45,21 +51,28 @@ class Books:
         self.counts = collections.Counter()
         self.acked = {}                                   # key -> value, every acknowledged write
         self.recent = collections.deque(maxlen=RECENT_KEYS)
-        self.pending = {}                                 # slot -> ((sent_at, late_ms), op), until its one outcome
+        self.pending = {}                                 # slot -> ((due, late_ms), op), until its one outcome
 
     def slot(self):
         with self.lock:
             self.counts["slots"] += 1
 
     def missed(self, slot, due, now):
+        """A slot not sent in time: a failed request, its latency how late it was when given up."""
+        late_ms = (now - due) * 1000
         with self.lock:
             self.counts["missed"] += 1
+            self.counts["failed"] += 1
+            self.out.write(f"{self.unix_ms(due)} - {late_ms:.1f} missed - - {late_ms:.0f}\n")
 
     def sent(self, slot, due, op):
         now = self.clock()
         with self.lock:
-            self.pending[slot] = ((now, (now - due) * 1000), op)
+            self.pending[slot] = ((due, (now - due) * 1000), op)
             self.counts["sent"] += 1
+
+    def unix_ms(self, t):
+        return int((t + self.unix_offset) * 1000)
 
     def acknowledged(self, key, value):
         with self.lock:
@@ -76,15 +89,14 @@ class Books:
             sent, _ = self.pending.pop(slot, (None, None))
             if sent is None:
                 return  # already counted (a second callback, or counted unanswered)
-            started, late_ms = sent
+            due, late_ms = sent
             self.counts["answered" if outcome in ("ok", "wrong", "empty") else "failed"] += 1
             self.counts[outcome] += 1
-            latency_ms = (self.clock() - started) * 1000
+            latency_ms = (self.clock() - due) * 1000  # from the due instant, not the send
             # (coordinator_host is set by a response only; a client-side timeout leaves the attempt's host)
             host = future.coordinator_host or getattr(future, "_current_host", None) if future else None
             coordinator = getattr(host, "endpoint", host) or "-"
-            self.out.write(f"{int((started + self.unix_offset) * 1000)} {op} {latency_ms:.1f} {outcome} {error} "
-                           f"{coordinator} {late_ms:.0f}\n")
+            self.out.write(f"{self.unix_ms(due)} {op} {latency_ms:.1f} {outcome} {error} {coordinator} {late_ms:.0f}\n")
 
     def unanswered(self):
         """Every request still without an outcome gets "unanswered"."""
@@ -151,15 +163,18 @@ class Requests:
 
 
 def run_schedule(rate, clock, wait, stopped, books, issue, miss_after_s=MISS_AFTER_S):
-    """The open-loop schedule: slot i is due at start + i/rate until stopped(); wait(s) sleeps (or returns early
-    when stopped)."""
+    """The open-loop schedule: slot i is due at start + i/rate; wait(s) sleeps (or returns early when stopped).
+    Every slot due before the stop is accounted, sent or missed, before the loop ends: a stop that comes while
+    the client is behind does not drop the slots it had not reached."""
     interval = 1.0 / rate
     start = clock()
     slot = 0
-    while not stopped():
+    while True:
         now = clock()
         due = start + slot * interval
         if now < due:
+            if stopped():
+                break
             wait(due - now)
             continue
         books.slot()
@@ -244,7 +259,10 @@ def main():
         json.dump(summary, f)
     out.close()
     cluster.shutdown()
-    return 0 if summary["sent"] == summary["answered"] + summary["failed"] else 1
+    balanced = summary["slots"] == summary["sent"] + summary["missed"] == summary["answered"] + summary["failed"]
+    if not balanced:
+        print(f"unbalanced books: {summary}", file=sys.stderr)
+    return 0 if balanced else 1
 
 if __name__ == "__main__":
     sys.exit(main())
