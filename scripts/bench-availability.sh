@@ -11,8 +11,9 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
   The cluster of scripts/cassandra-cluster.sh (started if not every node runs; 6 nodes: two per rack, in
   build/cassandra-cluster-6) under an open-loop auditing client at LOCAL_QUORUM (scripts/bench/
   availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s, default 50, half writes,
-  every write a new key, every read's value checked, every acknowledged write read back at ALL after the run)
-  through one wave per run, in each mode:
+  every write a new key, every read's value checked, every acknowledged write read back at ALL after the run;
+  a send slot it could not send within 0.5 s of its due instant counts as a failed request, "missed"; latency
+  runs from each slot's due instant) through one wave per run, in each mode:
     noagent      nobody approves: each event starts at NotBefore, its impact lands on a serving node
     approve_now  the docs' sample: every Scheduled event approved at once, no drain
     agent        build/bin/cassandra-lifecycle-agent beside each node, its default config but for the rig's
@@ -34,14 +35,22 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
   --hog         two busy loops hold both cores during every run
   --driver      debian: Debian's python3-cassandra (default); pypi: the newest cassandra-driver from PyPI in
                 a venv under build/bench-venv-pypi
-  --nodes 6     two nodes per rack (each event lists both VMs of its rack)
+  --nodes 6     two nodes per rack (each event lists both VMs of its rack), and after the wave the unsafe
+                phase: rack1's vm4 killed (scripts/cassandra-cluster.sh kill) and seen down by every live node,
+                then a 5 s Freeze of rack2. The gate must refuse: in agent mode the bench fails unless the
+                emulator saw no approval of it and rack2's agents logged unsafe_to_drain, then
+                drain_forced_unsafe within 1 s of NotBefore - unsafe_drain_lead_s (SPEC 4); it prints the
+                approvals seen, each forced drain's margin and the phase's failed requests (SPEC 10: none).
+                vm4 is started again once rack2 is restored, and every node is UN before the run goes on
   --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
-Prints a table per run (requests, failed, wrong, latency per phase; failures per impact-second; the impacts
-and, in agent mode, each drain's margin before its impact), the spread over runs, then
+Prints a table per run (requests, failed (timed out and missed among them), wrong, latency per phase;
+requests = sent + missed = answered + failed; failures per impact-second; the impacts
+and, in agent mode, each drain's margin before its impact; with --nodes 6 what the unsafe phase checked), the
+spread over runs, then
   failed_agent=N failed_noagent=N failed_approve_now=N wrong_agent=N wrong_noagent=N lost_agent=N
   lost_noagent=N p99_agent_ms=N p99_noagent_ms=N
-(failed, wrong (a wrong value or no row for an acknowledged write), lost summed over a mode's runs; p99 over
-all its requests; -1 for a mode not run).
+(failed (missed slots included), wrong (a wrong value or no row for an acknowledged write), lost summed over a
+mode's runs; p99 over all its requests, from their due instants; -1 for a mode not run).
 Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps the
 work dir (the agents' logs at debug level, each node's system.log after every step). About 8 minutes a run.
 EOF
@@ -246,7 +255,9 @@ keep_node_logs() { # dest: each node's system.log so far (a restart moves it to 
 # ---- one step of the wave -----------------------------------------------------------------------------------------
 # play_step LABEL EVENT_JSON...: posts the events (an event with "delay_impact_s" is posted Started and its
 # impact delayed that long), waits until all are gone (playing VM reboots in agent mode), the agents restored
-# and every node UN in every view; then verifies every impact. Appends "id<TAB>json" lines to run_dir/events.
+# (then runs $step_before_settle, when set: the unsafe phase starts its killed node there) and every node UN in
+# every view; then verifies every impact. Appends "id<TAB>json" lines to run_dir/events and "id not_before_s
+# not_before_ms" lines to run_dir/not_before.
 play_step() {
   local label=$1 body id delay vm ids=() types=() vm_lists=() i states rebooted=()
   shift
@@ -260,6 +271,9 @@ play_step() {
       body=$(jq -c 'del(.delay_impact_s) + {started: true}' <<<"$body")
     fi
     id=$(post_event "$body")
+    # (the document's NotBefore, whole seconds as IMDS serves it, and when the emulator starts it unapproved)
+    printf '%s %s %s\n' "$id" "$(event_field "$id" not_before)" "$(event_field "$id" not_before_ms)" \
+      >>"$run_dir/not_before"
     ids+=("$id")
     types+=("$(jq -r .type <<<"$body")")
     vm_lists+=("$(jq -r '.resources | join(" ")' <<<"$body")")
@@ -294,6 +308,7 @@ play_step() {
       for vm in ${vm_lists[i]}; do wait_poll_s=1 wait_until 600 "$label: $vm restored by its agent" agent_settled "$vm"; done
     done
   fi
+  [[ -z ${step_before_settle:-} ]] || "$step_before_settle"
   wait_poll_s=3 wait_until 600 "every node UN in every view after $label" all_un_everywhere
   for i in "${!ids[@]}"; do verify_impact "$label" "${ids[i]}" "${vm_lists[i]}"; done
   progress "$label: over, impacts verified, every node UN in every view"
@@ -320,6 +335,95 @@ verify_impact() {
     [[ $exit_ok == true && $landed == true* ]] ||
       die "$label: the impact of $id did not land on $vm (hook ok: ${exit_ok:-no hook run}; record: ${landed:-none}); logs: $run_dir"
   done
+}
+
+# ---- the unsafe phase (--nodes 6, SPEC 10) -------------------------------------------------------------------------
+# Rack1's second node (vm4, not the first contact point) is killed as a lost VM would be and the bench waits until
+# every live node sees it down; then rack2's event comes (a 5 s Freeze listing vm2 and vm5). Every range of vm4
+# has its rack2 replica on vm2 or vm5, so the gate must refuse: in agent mode rack2's agents log unsafe_to_drain,
+# never approve, and drain anyway at NotBefore - unsafe_drain_lead_s (drain_forced_unsafe); the emulator starts
+# the event at NotBefore. Once the event is gone and rack2 restored, vm4 is started again and the bench waits
+# until every node is UN in every view. Its own phases: the kill, the event, vm4's start. What was checked is
+# printed into run_dir/unsafe.txt (and the run's table); a check that fails stops the bench.
+unsafe_down_vm=vm4 unsafe_lead_s=10 # the agents run the default policy.unsafe_drain_lead_s
+down_in_live_views() { # ADDRESS: every other node's nodetool status shows it DN
+  local a
+  for a in "${addresses[@]}"; do
+    [[ $a == "$1" ]] && continue
+    "$cluster" nodetool "$a" status 2>/dev/null | awk -v addr="$1" '$1 == "DN" && $2 == addr { found = 1 }
+      END { exit !found }' || return 1
+  done
+}
+unsafe_start_down_node() {
+  local address=${addresses[${unsafe_down_vm#vm} - 1]}
+  echo "$(date +%s%3N) $unsafe_down_vm started again" >>"$run_dir/phases"
+  progress "starting $unsafe_down_vm ($address) again"
+  "$cluster" start "$address" >>"$run_dir/unsafe-node-start.log" 2>&1 ||
+    die "could not start $address again: $run_dir/unsafe-node-start.log"
+}
+play_unsafe_step() {
+  local address=${addresses[${unsafe_down_vm#vm} - 1]} id label vm log unsafe_ms forced_ms approved nb_s margin
+  local vms_checked=() notes=()
+  label="rack2 Freeze 5 s while $unsafe_down_vm (rack1) is down"
+  echo "$(date +%s%3N) $unsafe_down_vm (rack1) killed" >>"$run_dir/phases"
+  "$cluster" kill "$address" >>"$run_dir/unsafe-node-start.log" 2>&1 || die "could not kill $address"
+  progress "$unsafe_down_vm ($address) killed"
+  wait_poll_s=2 wait_until 300 "every live node to see $address down" down_in_live_views "$address"
+  step_before_settle=unsafe_start_down_node play_step "$label" \
+    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$notice_s,\"duration_s\":5,\"complete_after_s\":5}"
+  id=$(tail -n 1 "$run_dir/events" | cut -f1)
+  # Approvals of that event, by any VM (the emulator's log of every approval POST).
+  approved=$(curl -sf --noproxy '*' "$admin/admin/approvals" |
+    jq --arg id "$id" '[.[] | select((.event_id | ascii_downcase) == ($id | ascii_downcase))] | length') ||
+    die "$label: could not read the emulator's approvals"
+  read -r _ nb_s _ < <(grep "^$id " "$run_dir/not_before")
+  {
+    echo "   unsafe phase ($label, event $id, NotBefore $(date -d "@$nb_s" +%T)):"
+    echo "     approvals of the event seen by the emulator: $approved"
+  } >"$run_dir/unsafe.txt"
+  if [[ $mode != agent ]]; then
+    echo "     no agent in this mode: the gate is not checked" >>"$run_dir/unsafe.txt"
+    return 0
+  fi
+  ((approved == 0)) || notes+=("approved $approved time(s) although the gate had to refuse")
+  for vm in $(jq -r '.[]' <<<"$(rack_vms 2)"); do
+    log=$(agent_log "$vm")
+    unsafe_ms=$(jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "unsafe_to_drain"
+      and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty' <<<"$log")
+    forced_ms=$(jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "drain_forced_unsafe"
+      and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty' <<<"$log")
+    if [[ -z $unsafe_ms || -z $forced_ms ]]; then
+      unsafe_ms=${unsafe_ms:+seen} forced_ms=${forced_ms:+seen}
+      notes+=("$vm: unsafe_to_drain ${unsafe_ms:-MISSING}, drain_forced_unsafe ${forced_ms:-MISSING}")
+      continue
+    fi
+    ((unsafe_ms < forced_ms)) || notes+=("$vm: drain_forced_unsafe before unsafe_to_drain")
+    jq -en --arg id "$id" 'any(inputs; .msg == "event_approved" and (.event_id | ascii_downcase) == ($id | ascii_downcase))' \
+      <<<"$log" >/dev/null && notes+=("$vm: event_approved logged for $id")
+    # The forced drain's margin before the document's NotBefore (whole seconds, as the agent reads it): the lead,
+    # or up to 1 s less (SPEC 4: a forced drain acts within 1 s of its instant); 1 s more is the ms rounding.
+    margin=$(awk -v nb="$nb_s" -v f="$forced_ms" 'BEGIN { printf "%.1f", (nb * 1000 - f) / 1000 }')
+    awk -v m="$margin" -v l="$unsafe_lead_s" 'BEGIN { exit !(m >= l - 1 && m <= l + 1) }' ||
+      notes+=("$vm: forced drain ${margin} s before NotBefore, not within 1 s of NotBefore - ${unsafe_lead_s} s")
+    echo "     $vm: unsafe_to_drain at $(date -d "@$((unsafe_ms / 1000))" +%T), drain_forced_unsafe at" \
+      "$(date -d "@$((forced_ms / 1000))" +%T): ${margin} s before NotBefore (want ${unsafe_lead_s}, within 1 s)" \
+      >>"$run_dir/unsafe.txt"
+    vms_checked+=("$vm")
+  done
+  ((${#notes[@]} == 0)) || die "$label: the unsafe phase's checks failed: $(printf '%s; ' "${notes[@]}")logs: $run_dir"
+  echo "     gate refused on ${vms_checked[*]}: no approval, unsafe_to_drain then drain_forced_unsafe" >>"$run_dir/unsafe.txt"
+}
+# After the run: the requests of the unsafe event's phase (due from its start to the next phase's), and how many
+# failed (SPEC 10 asks for none); appended to run_dir/unsafe.txt.
+unsafe_phase_failures() {
+  local label="rack2 Freeze 5 s while $unsafe_down_vm (rack1) is down" from to
+  # (the label's line and the next one, vm4's start)
+  read -r from to < <(awk -v l="$label" 'found { print from, $1; exit } { t = $1; sub(/^[0-9]+ /, "") }
+    $0 == l { found = 1; from = t }' "$run_dir/phases")
+  [[ -n ${to:-} ]] || die "no phase '$label' followed by another in $run_dir/phases"
+  awk -v from="$from" -v to="$to" '$1 >= from && $1 < to { n++; if ($4 ~ /^(timeout|failed|unanswered|missed)$/) f++ }
+    END { printf "     the event phase'"'"'s requests: %d, failed %d (SPEC 10: none)\n", n, f }' \
+    "$run_dir/requests" >>"$run_dir/unsafe.txt"
 }
 
 # ---- figures of a run ---------------------------------------------------------------------------------------------
@@ -407,13 +511,15 @@ run_wave() {
     "{\"type\":\"Reboot\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$((n + 10 + 45)),\"complete_after_s\":$reboot_s}"
   play_step "rack1 Freeze 20 s seen Started, impact +10 s" \
     "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"duration_s\":20,\"complete_after_s\":15,\"delay_impact_s\":10}"
+  ((node_count == 6)) && play_unsafe_step
   echo "$(date +%s%3N) after" >>"$run_dir/phases"
   sleep 10
   # The client stops, then reads every acknowledged write back at ALL (every node is UN now).
   kill -TERM "$client"
   wait_until 600 "the client's read-back at ALL" client_done "$client"
   forget_pids "$client"
-  wait "$client" || die "the client failed (or sent != answered + failed): $run_dir/client.err, $run_dir/summary.json"
+  wait "$client" || die "the client failed (or its books do not balance: slots = sent + missed = answered + failed):" \
+    "$run_dir/client.err, $run_dir/summary.json"
   stop_all
   local impact_s
   impact_s=$(impact_figures)
@@ -422,6 +528,10 @@ run_wave() {
     --title "run $2 $mode ($driver driver, $node_count nodes$( ((coordinated)) && echo ', coordinated')$( ((hog)) && echo ', hog'))" \
     >"$run_dir/table"
   cat "$run_dir/impacts.txt" >>"$run_dir/table"
+  if ((node_count == 6)); then
+    unsafe_phase_failures
+    cat "$run_dir/unsafe.txt" >>"$run_dir/table"
+  fi
   echo "   load: $load_before at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end" >>"$run_dir/table"
   # The spread reads the totals line from the report.
   grep -v '^totals ' "$run_dir/table"
