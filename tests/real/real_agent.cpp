@@ -70,17 +70,20 @@ json::object event_record(const ImdsEmulatorProcess& emulator, const std::string
   return {};
 }
 
-RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology)
+RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology,
+                     std::vector<std::string> nodetool_wrapper)
     : k_(k) {
   address_ = node_address(k);
   json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}};
   for (auto& [key, value] : policy) full_policy[key] = value;
+  std::vector<std::string> nodetool = std::move(nodetool_wrapper);
+  for (std::string part : {cluster_script(), std::string("nodetool"), address_}) nodetool.push_back(part);
   config_ = write_agent_config(
       dir_.path,
       {{"imds", {{"endpoint", emulator.vm_endpoint(vm())}, {"poll_interval_ms", kPoll.count()}}},
        {"node", {{"resource_name", vm()}, {"fault_domain", k - 1}}},
        {"cassandra",
-        {{"nodetool", {cluster_script(), "nodetool", address_}},
+        {{"nodetool", argv_json(nodetool)},
          // Bounds restart_command too: a node start back to UN in every view takes minutes under load.
          {"command_timeout_s", 300},
          {"restart_command", {cluster_script(), "start", address_, "--no-binary"}}}},

@@ -44,8 +44,10 @@ class RealAgent {
   // policy: merged into {"drain_lead_s": 30, "unsafe_drain_lead_s": 10} (given keys replace); every other key
   // keeps the agent's default (no_impact_freeze_max_s 0: every impact drained; hold_between_events_s 120).
   // topology: the config's topology section (e.g. {"consistency": "LOCAL_ONE"}), defaults when empty.
+  // nodetool_wrapper: an argv put before the nodetool command (which the wrapper then runs), e.g. a script
+  // that delays `status` as a loaded JVM does.
   RealAgent(const ImdsEmulatorProcess& emulator, int k, boost::json::object policy,
-            boost::json::object topology = {});
+            boost::json::object topology = {}, std::vector<std::string> nodetool_wrapper = {});
   ~RealAgent();
 
   const std::string& address() const { return address_; }
