@@ -15,18 +15,9 @@ const WallTime kDrainAt = T0 + 15min - 30s;
 const WallTime kForcedAt = T0 + 15min - 10s;
 
 CorePolicy coordinated(bool hold = false) {
-  CorePolicy p = test_policy();
-  p.coordinated = true;
+  CorePolicy p = coordinated_policy();
   p.hold_without_coordination = hold;
   return p;
-}
-
-// Index of the first action satisfying `pred`, or the size when none.
-template <class T>
-std::size_t first(const Actions& a) {
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::holds_alternative<T>(a[i])) return i;
-  return a.size();
 }
 
 std::size_t count_logged(const Actions& a, const std::string& msg) {

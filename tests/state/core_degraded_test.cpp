@@ -16,19 +16,6 @@ const WallTime kDrainAt = T0 + 15min - 30s;
 const WallTime kForcedAt = T0 + 15min - 10s;
 const SafetyResult kUnsafe{false, "rack2 down", {"rack2"}, {}};
 
-CorePolicy coordinated() {
-  CorePolicy p = test_policy();
-  p.coordinated = true;
-  return p;
-}
-
-template <class T>
-std::size_t first(const Actions& a) {
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::holds_alternative<T>(a[i])) return i;
-  return a.size();
-}
-
 std::size_t first_step(const Actions& a, Step step) {
   for (std::size_t i = 0; i < a.size(); ++i)
     if (auto* r = std::get_if<RunStep>(&a[i]); r && r->step == step) return i;
@@ -139,7 +126,7 @@ BOOST_AUTO_TEST_CASE(an_emergency_abandons_another_events_check_in_flight) {
 // Coordinated: the emergency's drain record goes beside its first command, never before it, and is not
 // waited for.
 BOOST_AUTO_TEST_CASE(a_coordinated_emergency_records_its_drain_beside_disablebinary) {
-  Core core = started_core(coordinated());
+  Core core = started_core(coordinated_policy());
   Driver d{core};
   d.answer_admissions = false;  // etcd hangs: an awaited admission would never come
   const Actions a = d.feed(doc(2, {{.type = "Freeze", .status = EventStatus::started, .duration_s = 30}}));
@@ -154,7 +141,7 @@ BOOST_AUTO_TEST_CASE(a_coordinated_emergency_records_its_drain_beside_disablebin
 // Coordinated: the gate said safe, etcd's admission hangs; at the forced instant the admission is given up,
 // the drain starts forced and its record goes beside it.
 BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_an_etcd_admission_in_flight) {
-  Core core = started_core(coordinated());
+  Core core = started_core(coordinated_policy());
   Driver d{core};
   d.answer_admissions = false;
   d.feed(doc(2, {kFreeze}));

@@ -62,6 +62,20 @@ inline CorePolicy test_policy() {
   return p;
 }
 
+inline CorePolicy coordinated_policy() {
+  CorePolicy p = test_policy();
+  p.coordinated = true;
+  return p;
+}
+
+// Index of the first action of type T, or the size when none.
+template <class T>
+std::size_t first(const Actions& a) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::holds_alternative<T>(a[i])) return i;
+  return a.size();
+}
+
 template <class T>
 std::vector<T> all_of(const Actions& actions) {
   std::vector<T> out;
