@@ -1,11 +1,15 @@
 // Fault matrix: nodetool misbehaving under the real agent. Hanging past command_timeout_s, printing garbage,
 // exiting 0 with an error text, killed by a signal, JMX refusing after a reboot: each gets a clear log line,
 // the drain is never approved before it really happened, and the node is back once the event is gone.
+#include <sys/stat.h>
+
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <fstream>
 
 #include "agent_scenario.hpp"
 #include "cassandra/nodetool_runner.hpp"
+#include "cassandra_support.hpp"
 
 namespace {
 
@@ -26,6 +30,13 @@ std::chrono::milliseconds retries_sleep(int n) {
 std::string add_freeze(AgentScenario& s) {
   return s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 20}, {"duration_s", 30}});
+}
+
+// Running, not a zombie left for a reaper (an orphan's new parent may never reap it).
+bool process_running(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, comm, state;
+  return static_cast<bool>(stat >> pid_field >> comm >> state) && state != "Z" && state != "X";
 }
 
 void configure(AgentScenario& s, int command_timeout_s = 10) {
@@ -77,6 +88,39 @@ BOOST_AUTO_TEST_CASE(hanging_nodetool_is_killed_at_the_timeout_and_retried) {
   s.start_agent();
   const std::string id = add_freeze(s);
   expect_failed_attempt(s, "disablegossip", "timed out after", timeout + s.within_a_poll());
+  expect_drained_approved_restored(s, id, retries_sleep(1) + kMargin);
+}
+
+// SPEC 3.9: nodetool behind a wrapper that forks (as `sudo -u cassandra nodetool` or a script without exec
+// does), whose child ignores SIGTERM and hangs in the first disablegossip: the timeout kills the whole
+// process group, nothing outlives it by more than 1 s (SPEC 4), the failure says timeout: true, and the retry
+// drains.
+BOOST_AUTO_TEST_CASE(a_forking_wrapper_that_hangs_leaves_nothing_after_its_timeout) {
+  const auto timeout = 1s;
+  constexpr auto outlives_at_most = 1s;  // SPEC 4
+  AgentScenario s;
+  const std::string wrapper = (s.dir() / "nodetool-wrapper.sh").string();
+  const std::string pid_file = (s.dir() / "hung.pid").string(), mark = (s.dir() / "hung.once").string();
+  cla::test::write_text(wrapper,
+                        "#!/bin/sh\n"
+                        "for arg; do last=$arg; done\n"
+                        "if [ \"$last\" = disablegossip ] && [ ! -e " +
+                            mark + " ]; then\n  touch " + mark + "\n  sh -c 'trap \"\" TERM; echo $$ > " +
+                            pid_file + "; exec sleep 60' &\n  wait\nfi\nexec \"$@\"\n");
+  ::chmod(wrapper.c_str(), 0755);
+  std::vector<std::string> nodetool{wrapper};
+  for (auto& part : cla::test::sim_prefix(s.cluster_file(), cla::test::kAgentNode)) nodetool.push_back(part);
+  s.write_config(
+      {{"policy", {{"drain_lead_s", 60}}},
+       {"cassandra", {{"command_timeout_s", timeout.count()}, {"nodetool", argv_json(nodetool)}}}});
+  s.start_agent();
+  const std::string id = add_freeze(s);
+  expect_failed_attempt(s, "disablegossip", "its process group killed", timeout + s.within_a_poll());
+  for (const auto& line : s.log("nodetool_attempt_failed"))
+    if (line.at("subcommand").as_string() == "disablegossip") BOOST_TEST(line.at("timeout").as_bool());
+  const int hung = std::stoi(cla::test::read_text(pid_file));
+  BOOST_TEST(cla::test::wait_until([&] { return !process_running(hung); }, outlives_at_most),
+             "the wrapper's child outlived the timeout");
   expect_drained_approved_restored(s, id, retries_sleep(1) + kMargin);
 }
 
