@@ -24,7 +24,8 @@ Usage: scripts/cluster/capture-cassandra-corpus.sh [--out DIR] [--timeout-s N]
   --joining (one DC, 3 or 6 nodes): captures while a node joins instead. Writes ~48 MB into keyspace bulk
   (NTS {dc1: 3}), flushes it, caps streaming on every node (`nodetool setstreamthroughput 1`: 1 megabit/s,
   and `-e 1`: entire SSTables at 1 MiB/s), adds a node with auto_bootstrap (cassandra-cluster.sh join) and,
-  while 127.0.0.1 shows it UJ, captures as above; fails if it is not UJ at the end. Then lifts the caps (0),
+  once it streams (after RING_DELAY's 30 s) while 127.0.0.1 shows it UJ, captures as above; fails if it is
+  not UJ, or finished its bootstrap, at the end. Then lifts the caps (0),
   waits until the node is UN and captures describecluster, ring, status and describering KS again
   (*_joined, describering_joined_KS): the placement the joining node's pending ranges lead to.
   Keyspaces: lifecycle NTS {dc1: 3} (the cluster's own), nts_dc1_2 {dc1: 2}, nts_dc1_4 {dc1: 4} (more
@@ -160,11 +161,19 @@ capture_joining() {
   "${cluster[@]}" join
   wait_view_limit_s=300 wait_view "$n1" "$new" UJ
   echo "  (UJ after $((SECONDS - started)) s from join)"
+  # The node is UJ from its JOINING status on, first through RING_DELAY's 30 s sleep, then while it streams:
+  # the captures wait for the streaming, which the caps hold for minutes (the sleep alone is too short a window
+  # on a loaded machine).
+  local log=$cluster_dir/node${new##*.}/logs/system.log
+  wait_poll_s=1 wait_until 120 "$new to start streaming (JOINING: Starting to bootstrap in $log)" \
+    grep -q "JOINING: Starting to bootstrap" "$log"
+  echo "  ($new streaming after $((SECONDS - started)) s from join)"
   capture_shape ""
   view_shows "$n1" "$new" UJ ||
     die "$new was no longer UJ when the captures ended ($((SECONDS - started)) s after join): they may mix states"
+  ! grep -q "Bootstrap completed" "$log" || die "$new finished bootstrapping during the captures: the caps did not hold"
   grep -q ' Joining ' "$out/ring.stdout" || die "the ring captured shows no Joining row"
-  echo "  ($new still UJ after the captures, $((SECONDS - started)) s after join)"
+  echo "  ($new still UJ and streaming after the captures, $((SECONDS - started)) s after join)"
   set_stream_caps 0 0 "${existing[@]}"
   wait_view_limit_s=600 wait_view "$n1" "$new" UN
   capture_shape _joined
