@@ -4,6 +4,7 @@
 // `describering`'s, range by range and in Cassandra's order. Only this real corpus proves placement:
 // nodetool-sim's describering prints the agent's own placement back. The joining shape (a 4th node
 // bootstrapping, `--joining`) also holds the pending ranges to the describering of the ring it joined.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <map>
@@ -195,10 +196,12 @@ BOOST_AUTO_TEST_CASE(a_joining_node_is_pending_where_it_then_replicates) {
   // The status parser reads the UJ row.
   const auto status = required(cla::parse_nodetool_status(read(kJoiningShape, "status.stdout")), "status");
   BOOST_REQUIRE(status.rows.size() == 4u);
-  for (const auto& row : status.rows) BOOST_TEST_CONTEXT(row.address) {
+  for (const auto& row : status.rows) {
+    BOOST_TEST_CONTEXT(row.address) {
       BOOST_TEST(row.status == 'U');
       BOOST_TEST(row.state == (row.address == kJoiningNode ? 'J' : 'N'));
     }
+  }
 
   const auto snapshot = snapshot_of(kJoiningShape);
   BOOST_TEST(!snapshot.ring.find(kJoiningNode).has_value());  // natural placement: without its tokens
