@@ -9,6 +9,14 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
                                    node is UN in every node's view and keyspace lifecycle (NTS dc1: 3) exists
         [--num-tokens N]           N tokens a node (default 1: ccm's evenly spaced initial_token; more: random)
         [--dcs 1|2]                2: with --nodes 6, dc1 on 127.0.0.1-3 and dc2 on 127.0.0.4-6, racks 1-3 each
+        [--racks N,N,...]          racks of unequal sizes: each DC's nodes in address order, the first N in rack1,
+                                   the next N in rack2, ... (the counts add up to the nodes of a DC; e.g. --nodes 6
+                                   --racks 3,2,1: 127.0.0.1-3 rack1, .4-5 rack2, .6 rack3). Default: rack
+                                   (K-1)%3+1 for the K-th node of a DC
+  join                             add one node to the running 1-DC cluster of 3 or 6: the next address, in dc1, its
+                                   rack by the layout's rule, seeds the others, auto_bootstrap: true (so it
+                                   streams its ranges and shows UJ until done). Returns once its log says
+                                   JOINING; does not wait for UN. Once per cluster; not with --racks
   status                           one JSON line per node: address, rack, jmx_port, pid, state
                                    (state: running | frozen | stopped, of the node's JVM)
   nodetool ADDRESS ARGS...         the real nodetool against that node (exec'd: a timeout's kill reaches java)
@@ -41,7 +49,7 @@ version=${CASSANDRA_VERSION:-5.0.9}
 node_up_limit_s=${CASSANDRA_NODE_UP_LIMIT_S:-240}
 
 # ---- cluster layout (cluster.env holds what start chose) ----
-nodes="" first_host="" # set by load_layout
+nodes="" first_host="" racks="" # set by load_layout
 load_layout() {
   [[ -f $cluster_dir/cluster.env ]] || die "no cluster in $cluster_dir (run: $0 start)"
   # shellcheck disable=SC1091
@@ -49,10 +57,29 @@ load_layout() {
 }
 node_octet() { echo $((first_host + $1 - 1)); }
 node_address() { echo "127.0.0.$(node_octet "$1")"; }
-# With D DCs of nodes/D nodes each, node K is in DC (K-1)/(nodes/D)+1; racks count 1..3 inside each DC.
+# With D DCs of nodes/D nodes each, node K is in DC (K-1)/(nodes/D)+1; racks count 1..3 inside each DC, or
+# by the counts of --racks (racks=3,2,1 in cluster.env: the DC's first 3 nodes rack1, the next 2 rack2, ...).
 nodes_per_dc() { echo $((nodes / ${dcs:-1})); }
 node_dc() { echo "dc$((($1 - 1) / $(nodes_per_dc) + 1))"; }
-node_rack() { echo "rack$((($1 - 1) % $(nodes_per_dc) % 3 + 1))"; }
+node_rack() {
+  local i=$((($1 - 1) % $(nodes_per_dc))) count rack=0
+  if [[ -n ${racks:-} ]]; then
+    for count in ${racks//,/ }; do
+      rack=$((rack + 1))
+      ((i < count)) && { echo "rack$rack"; return; }
+      i=$((i - count))
+    done
+  fi
+  echo "rack$((i % 3 + 1))"
+}
+# check_racks SPEC NODES_PER_DC: dies unless SPEC is positive counts, comma-separated, adding up to NODES_PER_DC.
+check_racks() {
+  local spec=$1 per_dc=$2 sum=0 count
+  [[ $spec =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+    die "--racks must be node counts per rack separated by commas (e.g. 3,2,1), not '$spec'"
+  for count in ${spec//,/ }; do sum=$((sum + count)); done
+  ((sum == per_dc)) || die "--racks $spec places $sum node(s), but a DC has $per_dc (the counts must add up to it)"
+}
 node_jmx_port() { echo $((7000 + 100 * $(node_octet "$1"))); }
 node_dir() { echo "$cluster_dir/node$1"; }
 node_of_address() {
@@ -246,12 +273,13 @@ create_keyspace() {
 
 # ---- commands ----
 cmd_start_cluster() {
-  local want_nodes=3 want_tokens=1 want_dcs=1
+  local want_nodes=3 want_tokens=1 want_dcs=1 want_racks=""
   while (($#)); do
     case $1 in
       --nodes) want_nodes=${2:?--nodes needs 3 or 6}; shift 2 ;;
       --num-tokens) want_tokens=${2:?--num-tokens needs a number}; shift 2 ;;
       --dcs) want_dcs=${2:?--dcs needs 1 or 2}; shift 2 ;;
+      --racks) want_racks=${2:?--racks needs node counts, e.g. 3,2,1}; shift 2 ;;
       --dir) cluster_dir=${2:?--dir needs a directory}; shift 2 ;;
       *) die "start: unknown argument '$1' (see --help)" ;;
     esac
@@ -260,16 +288,18 @@ cmd_start_cluster() {
   [[ $want_tokens =~ ^[1-9][0-9]{0,2}$ ]] || die "--num-tokens must be 1..999, not '$want_tokens'"
   [[ $want_dcs == 1 || $want_dcs == 2 ]] || die "--dcs must be 1 or 2, not '$want_dcs'"
   [[ $want_dcs == 1 || $want_nodes == 6 ]] || die "--dcs 2 needs --nodes 6 (three nodes a DC)"
+  [[ -z $want_racks ]] || check_racks "$want_racks" $((want_nodes / want_dcs))
   require_java
   mkdir -p "$cluster_dir"
   cluster_dir=$(cd "$cluster_dir" && pwd)
   if [[ -f $cluster_dir/cluster.env ]]; then
     load_layout
-    [[ $nodes == "$want_nodes" && ${num_tokens:-1} == "$want_tokens" && ${dcs:-1} == "$want_dcs" ]] ||
-      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s); remove it to start another"
+    [[ $nodes == "$want_nodes" && ${num_tokens:-1} == "$want_tokens" && ${dcs:-1} == "$want_dcs" &&
+      ${racks:-} == "$want_racks" ]] ||
+      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s), racks '${racks:-}'; remove it to start another"
   else
-    printf 'nodes=%s\nfirst_host=%s\nnum_tokens=%s\ndcs=%s\n' "$want_nodes" "${CASSANDRA_FIRST_HOST:-1}" \
-      "$want_tokens" "$want_dcs" >"$cluster_dir/cluster.env"
+    printf 'nodes=%s\nfirst_host=%s\nnum_tokens=%s\ndcs=%s\nracks=%s\n' "$want_nodes" "${CASSANDRA_FIRST_HOST:-1}" \
+      "$want_tokens" "$want_dcs" "$want_racks" >"$cluster_dir/cluster.env"
     load_layout
   fi
   local started=$SECONDS k seeds=""
@@ -316,6 +346,29 @@ cmd_start_node() { # ADDRESS [--no-binary]
   fi
   wait_all_up_in_every_view
   say "node $1 UN in every view in $((SECONDS - started)) s${2:+, its native transport off until nodetool enablebinary}"
+}
+
+# One node more, bootstrapping: what `nodetool status` shows UJ while it streams. Its token (one token a node) is
+# the midpoint of the first two nodes'; with more, Cassandra picks random ones. cluster.env counts it, so stop
+# and status include it.
+cmd_join() {
+  load_layout
+  (($# == 0)) || die "join takes no argument, not '$*'"
+  [[ ${dcs:-1} == 1 ]] || die "join: a cluster of one DC only (this one has ${dcs:-1})"
+  [[ -z ${racks:-} ]] || die "join: not with --racks (the layout names the racks of $nodes nodes only)"
+  [[ $nodes == 3 || $nodes == 6 ]] || die "join: the cluster has $nodes nodes; join adds one node once, to 3 or 6"
+  local k=$((nodes + 1)) seeds="" i started=$SECONDS
+  for ((i = 1; i < k; i++)); do
+    [[ -n $(node_pid "$i") ]] || die "node $(node_address "$i") is not running: join needs the whole cluster"
+    seeds+="${seeds:+,}$(node_address "$i"):7000" # not the new node: a seed does not bootstrap
+  done
+  sed -i "s/^nodes=.*/nodes=$k/" "$cluster_dir/cluster.env"
+  load_layout
+  write_node_conf "$(node_dir "$k")" "$(node_address "$k")" "$(node_rack "$k")" \
+    "$(node_token 1 $((2 * (k - 1))))" "$seeds" dc1 "${num_tokens:-1}" true
+  launch_node "$k"
+  wait_node_listening "$k" "JOINING:"
+  say "node $(node_address "$k") ($(node_rack "$k")) joining after $((SECONDS - started)) s: see $0 nodetool $(node_address 1) status"
 }
 
 cmd_status() {
@@ -410,6 +463,7 @@ case ${1:-} in
     shift
     if [[ ${1:-} =~ ^127\. ]]; then cmd_start_node "$@"; else cmd_start_cluster "$@"; fi
     ;;
+  join) shift; cmd_join "$@" ;;
   status) cmd_status ;;
   nodetool) shift; cmd_nodetool "$@" ;;
   cql) shift; cmd_cql "$@" ;;

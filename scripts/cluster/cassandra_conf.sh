@@ -36,10 +36,12 @@ node_token() {
   /usr/bin/python3 -I -c "print($index * (2**64 // $count) - 2**63 + $offset)"
 }
 
-# write_node_conf NODE_DIR ADDRESS RACK TOKEN SEEDS [DC [NUM_TOKENS]]: DC defaults to dc1; NUM_TOKENS to 1,
-# which takes TOKEN as the initial_token; with more, TOKEN is ignored and Cassandra picks random tokens.
+# write_node_conf NODE_DIR ADDRESS RACK TOKEN SEEDS [DC [NUM_TOKENS [AUTO_BOOTSTRAP]]]: DC defaults to dc1;
+# NUM_TOKENS to 1, which takes TOKEN as the initial_token; with more, TOKEN is ignored and Cassandra picks random
+# tokens. AUTO_BOOTSTRAP (default false: the nodes of a new cluster) true: a node joining a running cluster.
 write_node_conf() {
-  local node_dir=$1 address=$2 rack=$3 token=$4 seeds=$5 dc=${6:-dc1} num_tokens=${7:-1} token_line
+  local node_dir=$1 address=$2 rack=$3 token=$4 seeds=$5 dc=${6:-dc1} num_tokens=${7:-1}
+  local auto_bootstrap=${8:-false} token_line
   token_line="initial_token: $token"
   ((num_tokens == 1)) || token_line="# initial_token: none (num_tokens > 1: random tokens)"
   mkdir -p "$node_dir/conf" "$node_dir/data" "$node_dir/logs"
@@ -47,7 +49,7 @@ write_node_conf() {
 cluster_name: 'cla-real'
 num_tokens: $num_tokens
 $token_line
-auto_bootstrap: false
+auto_bootstrap: $auto_bootstrap
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
 endpoint_snitch: GossipingPropertyFileSnitch
 seed_provider:
