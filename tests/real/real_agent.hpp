@@ -53,7 +53,7 @@ class RealAgent {
   const std::string& address() const { return address_; }
   std::string vm() const { return "vm" + std::to_string(k_); }
   // Starts the agent and waits until its start-up is over (it asks nodetool statusgossip and statusbinary:
-  // seconds on a real node) and it polls IMDS.
+  // seconds on a real node, while it already polls IMDS) and its core has started.
   void start();
   void kill();  // SIGKILL, reaped
   int stop();   // SIGTERM; the exit code
