@@ -104,8 +104,8 @@ RealAgent::~RealAgent() {
 }
 
 void RealAgent::start() {
-  // agent_started comes first; the start-up's verdict (one of these) after its nodetool calls (the agent polls
-  // IMDS meanwhile, SPEC 3.9): a case's event is posted once the core has started.
+  // agent_started comes first; the start-up's verdict (one of these) after its nodetool calls (the agent
+  // polls IMDS meanwhile, SPEC 3.9): a case's event is posted once the core has started.
   const auto started_up = [&] {
     std::size_t n = 0;
     for (const char* msg : {"first_start", "state_loaded", "node_status_at_start", "adopting_disabled_node"})
