@@ -30,6 +30,21 @@ json::object freeze() {
   return {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}};
 }
 
+// The joining node added and `stopped` down, the agent's event refused: its unsafe_to_drain line, which names
+// a keyspace the joining node takes ranges of and a range.
+json::object unsafe_with_node_down(AgentScenario& s, const std::string& stopped) {
+  add_joining_node(s);
+  BOOST_REQUIRE(s.sim("stop", stopped).ok());
+  s.start_agent();
+  const std::string id = s.emulator().add_event(freeze());
+  const auto unsafe = s.wait_for("unsafe_to_drain", s.until_drain_due(id), id);
+  const std::string keyspace(unsafe.at("keyspace").as_string());
+  BOOST_TEST((keyspace == "lifecycle" || keyspace == "system_distributed"), keyspace);
+  BOOST_TEST(!unsafe.at("start_token").as_string().empty());
+  BOOST_TEST(!unsafe.at("end_token").as_string().empty());
+  return unsafe;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(agent_pending_test)
@@ -70,15 +85,7 @@ BOOST_AUTO_TEST_CASE(a_joining_node_up_lets_the_drain_through) {
 // 2 + 1 of the two other natural replicas: for writes.
 BOOST_AUTO_TEST_CASE(the_joining_node_down_refuses_the_drain_for_writes) {
   AgentScenario s;
-  add_joining_node(s);
-  BOOST_REQUIRE(s.sim("stop", kJoining).ok());
-  s.start_agent();
-  const std::string id = s.emulator().add_event(freeze());
-  const auto unsafe = s.wait_for("unsafe_to_drain", s.until_drain_due(id), id);
-  const std::string keyspace(unsafe.at("keyspace").as_string());
-  BOOST_TEST((keyspace == "lifecycle" || keyspace == "system_distributed"), keyspace);
-  BOOST_TEST(!unsafe.at("start_token").as_string().empty());
-  BOOST_TEST(!unsafe.at("end_token").as_string().empty());
+  const auto unsafe = unsafe_with_node_down(s, kJoining);
   BOOST_TEST(unsafe.at("needed") == 3);
   BOOST_TEST(unsafe.at("available") == 2);
   BOOST_TEST(unsafe.at("down") == json::array{kJoining});
@@ -91,14 +98,7 @@ BOOST_AUTO_TEST_CASE(the_joining_node_down_refuses_the_drain_for_writes) {
 // 2 + 1.
 BOOST_AUTO_TEST_CASE(another_replica_down_refuses_the_drain) {
   AgentScenario s;
-  add_joining_node(s);
-  BOOST_REQUIRE(s.sim("stop", "127.0.1.3").ok());
-  s.start_agent();
-  const std::string id = s.emulator().add_event(freeze());
-  const auto unsafe = s.wait_for("unsafe_to_drain", s.until_drain_due(id), id);
-  const std::string keyspace(unsafe.at("keyspace").as_string());
-  BOOST_TEST((keyspace == "lifecycle" || keyspace == "system_distributed"), keyspace);
-  BOOST_TEST(!unsafe.at("start_token").as_string().empty());
+  const auto unsafe = unsafe_with_node_down(s, "127.0.1.3");
   BOOST_TEST(unsafe.at("down") == json::array{"127.0.1.3"});
   BOOST_TEST(unsafe.at("for") == "reads_and_writes");
   BOOST_TEST(unsafe.at("needed").as_int64() - unsafe.at("available").as_int64() == 1);

@@ -22,12 +22,6 @@ std::size_t first_step(const Actions& a, Step step) {
   return a.size();
 }
 
-const LogAction* line(const Actions& a, const std::string& msg) {
-  for (const auto& x : a)
-    if (auto* l = std::get_if<LogAction>(&x); l && l->msg == msg) return l;
-  return nullptr;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_degraded_test)
@@ -41,7 +35,7 @@ BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_a_recheck_in_flight) {
   d.safety = [] { return kUnsafe; };
   d.feed(doc(2, {kFreeze}));
   Actions a = d.at(kDrainAt);
-  BOOST_TEST(line(a, "unsafe_to_drain") != nullptr);
+  BOOST_TEST(find_log(a, "unsafe_to_drain") != nullptr);
   d.answer_checks = false;
   a = d.feed_at(kDrainAt + 5s, doc(2, {kFreeze}));  // the re-check, which never answers
   BOOST_TEST(d.held_checks == 1);
@@ -50,7 +44,7 @@ BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_a_recheck_in_flight) {
   BOOST_TEST((*core.next_wakeup(d.now) == kForcedAt), "the forced instant is armed while the check is out");
 
   a = d.at(kForcedAt);
-  const LogAction* abandoned = line(a, "reads_abandoned");
+  const LogAction* abandoned = find_log(a, "reads_abandoned");
   BOOST_REQUIRE(abandoned != nullptr);
   BOOST_TEST(abandoned->fields.at("for").as_string() == "forced_drain");
   BOOST_TEST(abandoned->fields.at("abandoned").as_array().at(0).as_string() == "gate_check");
@@ -58,7 +52,7 @@ BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_a_recheck_in_flight) {
   BOOST_TEST(all_of<AbandonReads>(a).size() == 1u);
   BOOST_TEST(first<AbandonReads>(a) < first_step(a, Step::disable_binary));
   BOOST_TEST((steps(a) == kDisable));
-  BOOST_TEST(line(a, "drain_forced_unsafe") != nullptr);
+  BOOST_TEST(find_log(a, "drain_forced_unsafe") != nullptr);
   BOOST_TEST(all_of<Approve>(a).empty(), "forced: never approved");
   BOOST_TEST(d.held_checks == 1, "no new check asked");
 
@@ -81,7 +75,7 @@ BOOST_AUTO_TEST_CASE(a_check_that_never_answers_is_given_up_at_the_forced_instan
   BOOST_TEST(d.held_checks == 1, "one check at a time");
   a = d.at(kForcedAt);
   BOOST_TEST((steps(a) == kDisable));
-  const LogAction* forced = line(a, "drain_forced_unsafe");
+  const LogAction* forced = find_log(a, "drain_forced_unsafe");
   BOOST_REQUIRE(forced != nullptr);
   BOOST_TEST(forced->fields.at("reason").as_string().find("no verdict") != std::string::npos);
   BOOST_TEST(core.state().events.at("E1").forced_unsafe);
@@ -112,8 +106,8 @@ BOOST_AUTO_TEST_CASE(an_emergency_abandons_another_events_check_in_flight) {
   BOOST_TEST(d.held_checks == 1);
   const EventSpec failing{.id = "B", .type = "Reboot", .status = EventStatus::started};
   const Actions a = d.feed_at(T0 + 2s, doc(3, {gated, failing}));
-  BOOST_TEST(line(a, "impact_without_drain") != nullptr);
-  const LogAction* abandoned = line(a, "reads_abandoned");
+  BOOST_TEST(find_log(a, "impact_without_drain") != nullptr);
+  const LogAction* abandoned = find_log(a, "reads_abandoned");
   BOOST_REQUIRE(abandoned != nullptr);
   BOOST_TEST(abandoned->fields.at("for").as_string() == "emergency_drain");
   BOOST_TEST(abandoned->fields.at("event_id").as_string() == "B");
@@ -149,7 +143,7 @@ BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_an_etcd_admission_in_flight) {
   BOOST_TEST(d.held_admissions == 1);
   BOOST_TEST(steps(a).empty());
   a = d.at(kForcedAt);
-  const LogAction* abandoned = line(a, "reads_abandoned");
+  const LogAction* abandoned = find_log(a, "reads_abandoned");
   BOOST_REQUIRE(abandoned != nullptr);
   BOOST_TEST(abandoned->fields.at("abandoned").as_array().at(0).as_string() == "etcd_admission");
   BOOST_TEST((steps(a) == kDisable));
@@ -175,7 +169,7 @@ BOOST_AUTO_TEST_CASE(a_check_asked_after_the_forced_instant_is_waited_for_until_
   BOOST_TEST(all_of<AbandonReads>(a).empty());
   BOOST_TEST(steps(a).empty());
   a = d.feed_at(T0 + 5s, doc(3, {{.type = "Freeze", .status = EventStatus::started, .duration_s = 30}}));
-  BOOST_TEST(line(a, "reads_abandoned") != nullptr);
+  BOOST_TEST(find_log(a, "reads_abandoned") != nullptr);
   BOOST_TEST((steps(a) == kDisable));
 }
 
@@ -218,7 +212,7 @@ BOOST_AUTO_TEST_CASE(expected_drain_is_capped_at_300_s) {
   BOOST_REQUIRE(core.next_wakeup(d.now).has_value());
   BOOST_TEST((*core.next_wakeup(d.now) == T0 + 15min - 30s - 300s));
   const Actions a = d.at(*core.next_wakeup(d.now));
-  const LogAction* started = line(a, "drain_started");
+  const LogAction* started = find_log(a, "drain_started");
   BOOST_REQUIRE(started != nullptr);
   BOOST_TEST(started->fields.at("expected_drain_s").as_double() == 300.0);
 }

@@ -84,11 +84,15 @@ std::vector<T> all_of(const Actions& actions) {
   return out;
 }
 
+// The first log line named `msg`, or nullptr.
+inline const LogAction* find_log(const Actions& actions, const std::string& msg) {
+  for (const auto& a : actions)
+    if (auto* l = std::get_if<LogAction>(&a); l && l->msg == msg) return l;
+  return nullptr;
+}
+
 inline bool logged(const Actions& actions, const std::string& msg) {
-  return std::any_of(actions.begin(), actions.end(), [&](const Action& a) {
-    auto* l = std::get_if<LogAction>(&a);
-    return l && l->msg == msg;
-  });
+  return find_log(actions, msg) != nullptr;
 }
 
 inline std::vector<Step> steps(const Actions& actions) {

@@ -34,12 +34,6 @@ Driver drained_for_reboot(Core& core) {
   return d;
 }
 
-const LogAction* find_log(const Actions& actions, const std::string& msg) {
-  for (const auto& a : actions)
-    if (auto* l = std::get_if<LogAction>(&a); l && l->msg == msg) return l;
-  return nullptr;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_restore_test)
