@@ -17,8 +17,10 @@ Result<Endpoint> parse_http_endpoint(std::string_view text, const EndpointRules&
   const auto parsed = boost::urls::parse_uri(text);
   if (!parsed) return fail("not a URL like " + std::string(rules.example));
   const boost::urls::url_view& url = *parsed;
-  if (url.scheme_id() == boost::urls::scheme::https) return fail(rules.https_note);
-  if (url.scheme_id() != boost::urls::scheme::http) return fail("the scheme must be http");
+  const bool https = url.scheme_id() == boost::urls::scheme::https;
+  if (https && !rules.https) return fail(rules.https_note);
+  if (!https && url.scheme_id() != boost::urls::scheme::http)
+    return fail(rules.https ? "the scheme must be http or https" : "the scheme must be http");
   if (!url.has_authority() || url.encoded_host().empty()) return fail("missing host");
   if (url.has_userinfo()) return fail(rules.userinfo_note);
   if (!url.encoded_path().empty() && url.encoded_path() != "/")
@@ -26,6 +28,7 @@ Result<Endpoint> parse_http_endpoint(std::string_view text, const EndpointRules&
   if (url.has_query() || url.has_fragment()) return fail("no query or fragment allowed");
 
   Endpoint endpoint;
+  endpoint.tls = https;
   switch (url.host_type()) {
     case boost::urls::host_type::ipv4:
       endpoint.host = url.host_ipv4_address().to_string();
@@ -84,13 +87,12 @@ Result<Endpoint> parse_etcd_endpoint(std::string_view url) {
   static constexpr EndpointRules kEtcd{
       .label = "etcd endpoint",
       .example = "http://10.0.0.5:2379",
-      .https_note =
-          "https is not supported: the agent does not implement TLS to etcd; use http:// on a "
-          "network you trust, or a local TLS proxy",
+      .https_note = "",
       .path_note = "/v3/...",
       .userinfo_note = "user info is not allowed (use coordination.username and coordination.password_file)",
       .dns_names = true,
       .port_required = true,
+      .https = true,
   };
   return parse_http_endpoint(url, kEtcd);
 }

@@ -13,19 +13,21 @@ namespace cla {
 struct Endpoint {
   std::string host;  // an IP address literal ("127.0.0.1", "::1"), "localhost", or (where allowed) a name
   std::uint16_t port = 80;  // 80 when the URL has none and the rules allow that
+  bool tls = false;         // https:// (where the rules allow it)
 };
 
-// What one kind of endpoint accepts. Every URL is http://HOST[:PORT][/]: scheme http, no user info, no path
-// other than "/", no query or fragment; the rules say which hosts and whether the port may be left out, and
-// how the errors read.
+// What one kind of endpoint accepts. Every URL is http://HOST[:PORT][/] (or https:// where the rules allow):
+// no user info, no path other than "/", no query or fragment; the rules say which hosts and whether the
+// port may be left out, and how the errors read.
 struct EndpointRules {
   std::string_view label;       // starts each error: `<label> "<url>": ...`
   std::string_view example;     // "http://127.0.0.1:8080"
-  std::string_view https_note;  // why https is refused
+  std::string_view https_note;  // why https is refused (when it is)
   std::string_view path_note;   // what the client appends, e.g. "/metadata/..."
   std::string_view userinfo_note;
   bool dns_names = false;  // host names other than localhost are accepted
   bool port_required = false;
+  bool https = false;  // https:// is accepted (Endpoint::tls)
 };
 
 Result<Endpoint> parse_http_endpoint(std::string_view url, const EndpointRules& rules);
@@ -35,10 +37,10 @@ Result<Endpoint> parse_http_endpoint(std::string_view url, const EndpointRules& 
 // to 80.
 Result<Endpoint> parse_endpoint(std::string_view url);
 
-// etcd: an etcd member's client URL ("http://10.0.0.5:2379"), for the client and the config. HOST is an IP
-// address literal or a DNS name resolved at each connect; the port is required (etcd's is usually 2379); no
-// user info (auth is coordination.username), no path, query or fragment. https is refused with a message
-// saying that TLS is not supported.
+// etcd: an etcd member's client URL ("http://10.0.0.5:2379", "https://etcd-1.example:2379"), for the client
+// and the config. HOST is an IP address literal or a DNS name resolved at each connect; the port is required
+// (etcd's is usually 2379); no user info (auth is coordination.username), no path, query or fragment.
+// https:// sets Endpoint::tls (coordination.tls says how).
 Result<Endpoint> parse_etcd_endpoint(std::string_view url);
 
 // The Host header value for the endpoint: "127.0.0.1:8080", "[::1]:8080", or just the host on port 80.

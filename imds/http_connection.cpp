@@ -13,6 +13,8 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include "imds/tls_session.hpp"
+
 namespace cla {
 namespace {
 
@@ -58,7 +60,8 @@ struct HttpConnection::Attempt {
 };
 
 HttpConnection::HttpConnection(asio::any_io_executor ex, std::string host, std::uint16_t port,
-                               std::size_t body_limit, DeadlineWatch watch, AnswerWatch answers)
+                               std::size_t body_limit, DeadlineWatch watch, AnswerWatch answers,
+                               std::optional<TlsSettings> tls)
     : ex_(std::move(ex)),
       host_(std::move(host)),
       port_(port),
@@ -67,6 +70,7 @@ HttpConnection::HttpConnection(asio::any_io_executor ex, std::string host, std::
       answers_(answers),
       answer_wake_(ex_),
       where_(host_and_port(host_, port)),
+      tls_settings_(std::move(tls)),
       deadline_(std::make_shared<Deadline>(ex_)) {}
 
 HttpConnection::~HttpConnection() {
@@ -90,6 +94,7 @@ void HttpConnection::cancel() {
 
 void HttpConnection::close() {
   if (!stream_) return;
+  tls_.reset();  // without a close_notify: the connection is dropped either way
   beast::error_code ignored;
   stream_->shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   stream_->close(ignored);
@@ -124,6 +129,7 @@ struct HttpConnection::Steps {
   std::string_view stage = "connect";
   beast::error_code ec;
   bool got_some = false;
+  std::optional<TlsFailure> tls_failure;  // the TLS session could not even start (its files)
   std::optional<Response> response;
 };
 
@@ -132,21 +138,42 @@ asio::awaitable<void> HttpConnection::run_steps(std::string_view wire, Steps& st
     stream_.emplace(ex_);
     steps.ec = co_await connect(steps.generation);
     if (steps.ec) co_return;
-    if ((steps.ec = watch_reads_only(*stream_))) co_return;
-    stream_->non_blocking(true, steps.ec);  // for send(): once per connection, it costs a system call
-    if (steps.ec) co_return;
+    if (tls_settings_) {
+      steps.stage = "tls handshake";
+      auto session = TlsSession::open(*stream_, *tls_settings_, host_);
+      if (!session) {
+        steps.tls_failure = session.error();
+        steps.ec = asio::error::access_denied;
+        co_return;
+      }
+      tls_ = std::move(session.value());
+      if ((steps.ec = co_await tls_->handshake())) co_return;
+    } else {
+      if ((steps.ec = watch_reads_only(*stream_))) co_return;
+      stream_->non_blocking(true, steps.ec);  // for send(): once per connection, it costs a system call
+      if (steps.ec) co_return;
+    }
   }
   steps.stage = "write";
-  const std::size_t sent = send_now(wire, steps.ec);
-  if (steps.ec) co_return;
-  if (sent < wire.size()) {  // the socket's buffer was full: the rest when there is room
-    auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(wire) + sent, nothrow);
-    if ((steps.ec = write_ec)) co_return;
+  if (tls_) {
+    if ((steps.ec = co_await tls_->write(wire))) co_return;
+  } else {
+    const std::size_t sent = send_now(wire, steps.ec);
+    if (steps.ec) co_return;
+    if (sent < wire.size()) {  // the socket's buffer was full: the rest when there is room
+      auto [write_ec, written] = co_await asio::async_write(*stream_, asio::buffer(wire) + sent, nothrow);
+      if ((steps.ec = write_ec)) co_return;
+    }
   }
   steps.stage = "read";
   AnswerParser parser;
   parser.body_limit(body_limit_);
   parser.eager(true);
+  if (tls_) {
+    if ((steps.ec = co_await read_tls(parser, steps.got_some))) co_return;
+    steps.response = parser.release();
+    co_return;
+  }
   for (;;) {  // until the answer is whole: wait for the socket to hold bytes, read what it holds
     if (answers_ == AnswerWatch::caller) {
       auto [ec] = co_await answer_wake_.async_next(nothrow);
@@ -196,16 +223,25 @@ HttpConnection::Attempt HttpConnection::outcome(Steps& steps, bool reused,
     return a;
   }
   const bool before_answer = steps.stage != "read" || !steps.got_some;
+  const bool cancelled = generation != generation_ || steps.ec == asio::error::operation_aborted;
+  std::optional<TlsFailure> tls_failure = std::move(steps.tls_failure);
+  if (!tls_failure && tls_ && !cancelled && steps.ec != beast::error::timeout)
+    tls_failure = tls_->explain(steps.ec, !reused && before_answer);
   close();
-  if (generation != generation_ || steps.ec == asio::error::operation_aborted) {
-    a.failure = {Kind::cancelled, "cancelled during " + std::string(steps.stage)};
+  if (cancelled) {
+    a.failure = {Kind::cancelled, "cancelled during " + std::string(steps.stage), {}};
+  } else if (tls_failure) {
+    const std::string detail = "tls " + tls_failure->reason + " at " + where_ + ": " + tls_failure->detail;
+    a.failure = {Kind::tls, detail, std::move(*tls_failure)};
   } else if (steps.ec == beast::error::timeout) {
-    a.failure = {Kind::timeout, "no response within " + std::to_string(timeout.count()) + " ms (" +
-                                    std::string(steps.stage) + ")"};
+    a.failure = {
+        Kind::timeout,
+        "no response within " + std::to_string(timeout.count()) + " ms (" + std::string(steps.stage) + ")",
+        {}};
   } else if (steps.ec == http::error::body_limit) {
-    a.failure = {Kind::body_too_large, "body larger than " + std::to_string(body_limit_) + " bytes"};
+    a.failure = {Kind::body_too_large, "body larger than " + std::to_string(body_limit_) + " bytes", {}};
   } else {
-    a.failure = {Kind::connect, std::string(steps.stage) + " " + where_ + ": " + steps.ec.message()};
+    a.failure = {Kind::connect, std::string(steps.stage) + " " + where_ + ": " + steps.ec.message(), {}};
     a.stale = reused && before_answer && stale_connection_error(steps.ec);
   }
   return a;

@@ -18,22 +18,33 @@
 
 #include "imds/answer_parser.hpp"
 #include "imds/loop_wake.hpp"
+#include "imds/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {
 
+class TlsSession;
+
 // Why an exchange got no answer. Detail examples: "connect 127.0.0.1:8080: Connection refused",
-// "no response within 5000 ms (read)", "body larger than 1048576 bytes", "cancelled during write".
+// "no response within 5000 ms (read)", "body larger than 1048576 bytes", "cancelled during write",
+// "tls unknown_ca: the server's certificate is not signed by a CA in ca_file ...".
 struct HttpTransportFailure {
-  enum class Kind { connect, timeout, body_too_large, cancelled };
+  enum class Kind { connect, timeout, body_too_large, cancelled, tls };
   Kind kind = Kind::connect;
   std::string detail;
+  TlsFailure tls;  // Kind::tls: why
 };
 
-// A client's own failure kind for a transport failure: each client's Kind names these four alike.
+// A client's own failure kind for a transport failure: each client's Kind names these alike (a client
+// without TLS has no `tls` kind: its connections never fail that way).
 template <class ClientKind>
 ClientKind transport_kind(HttpTransportFailure::Kind kind) {
   switch (kind) {
+    case HttpTransportFailure::Kind::tls:
+      if constexpr (requires { ClientKind::tls; })
+        return ClientKind::tls;
+      else
+        return ClientKind::connect;
     case HttpTransportFailure::Kind::connect:
       return ClientKind::connect;
     case HttpTransportFailure::Kind::timeout:
@@ -61,9 +72,11 @@ class HttpConnection {
   using Response = HttpAnswer;
 
   // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
+  // With `tls`, each new connection reads its files and completes a TLS handshake, verifying the server,
+  // before the first request (AnswerWatch::caller is for plain connections only: TLS reads go through Asio).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,
                  std::size_t body_limit, DeadlineWatch watch = DeadlineWatch::own_timer,
-                 AnswerWatch answers = AnswerWatch::asio_wait);
+                 AnswerWatch answers = AnswerWatch::asio_wait, std::optional<TlsSettings> tls = std::nullopt);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -96,6 +109,8 @@ class HttpConnection {
   // http_connection_io.cpp: the request out and the answer in, shaped for the idle poll's system calls.
   std::size_t send_now(std::string_view wire, boost::beast::error_code& ec);
   boost::beast::error_code read_available(AnswerParser& parser, bool& got_some, bool& drained);
+  boost::asio::awaitable<boost::beast::error_code> read_tls(AnswerParser& parser, bool& got_some);
+  boost::beast::error_code parse_buffered(AnswerParser& parser, bool& done);
   void watch_deadline();
   boost::asio::awaitable<boost::beast::error_code> connect(std::uint64_t generation);
 
@@ -110,6 +125,8 @@ class HttpConnection {
   // A plain socket: an exchange has one deadline (see watch_deadline), not a timer armed for each read and
   // write (each arming and cancelling costs the idle poll system calls and rounds through the event loop).
   std::optional<boost::asio::ip::tcp::socket> stream_;
+  std::optional<TlsSettings> tls_settings_;
+  std::unique_ptr<TlsSession> tls_;  // over stream_, while it is open, with tls_settings_
   struct Deadline {  // shared with the timer's handler, which may run after the connection is gone
     explicit Deadline(const boost::asio::any_io_executor& ex) : timer(ex) {}
     boost::asio::steady_timer timer;

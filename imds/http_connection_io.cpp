@@ -13,9 +13,11 @@
 // connect, so the answer's arrival wakes the loop, whose runner calls woke(). Then the socket is read
 // without blocking. Asio registers sockets edge-triggered: bytes left unread when the wait completed are not
 // announced again, so a read goes on until the answer is whole or the socket has nothing more (EAGAIN).
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/error.hpp>
 
 #include "imds/http_connection.hpp"
+#include "imds/tls_session.hpp"
 
 namespace cla {
 namespace {
@@ -69,15 +71,44 @@ beast::error_code HttpConnection::read_available(AnswerParser& parser, bool& got
     if (ec) return ec;
     buffer_.commit(n);
     got_some = true;
-    while (buffer_.size() > 0) {
-      const std::size_t used = parser.put(buffer_.data(), ec);
-      buffer_.consume(used);
-      if (ec == http::error::need_more) break;
-      if (ec) return ec;
-      if (parser.is_done()) return {};
-      if (used == 0) break;
-    }
+    bool done = false;
+    if ((ec = parse_buffered(parser, done)) || done) return ec;
   }
+}
+
+// A TLS connection's answer: OpenSSL reads through Asio's operations (TLS records, not the socket's bytes,
+// decide when there is something to parse).
+asio::awaitable<beast::error_code> HttpConnection::read_tls(AnswerParser& parser, bool& got_some) {
+  for (;;) {
+    auto [ec, n] = co_await tls_->read_some(buffer_.prepare(kReadSize));
+    if (ec == asio::error::eof) {
+      if (!got_some) co_return http::error::end_of_stream;  // as read_available says
+      parser.put_eof(ec);
+      co_return ec;
+    }
+    if (ec) co_return ec;
+    buffer_.commit(n);
+    got_some = true;
+    bool done = false;
+    if ((ec = parse_buffered(parser, done)) || done) co_return ec;
+  }
+}
+
+// Feeds the parser what buffer_ holds: `done` once the answer is whole.
+beast::error_code HttpConnection::parse_buffered(AnswerParser& parser, bool& done) {
+  while (buffer_.size() > 0) {
+    beast::error_code ec;
+    const std::size_t used = parser.put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == http::error::need_more) break;
+    if (ec) return ec;
+    if (parser.is_done()) {
+      done = true;
+      return {};
+    }
+    if (used == 0) break;
+  }
+  return {};
 }
 
 }  // namespace cla

@@ -9,6 +9,8 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev
   libboost-program-options1.81-dev libboost-url1.81-dev
   prometheus-cpp-dev libsystemd-dev
+  # TLS to etcd (Boost.Asio's ssl over OpenSSL); openssl makes the tests' and demo's certificates
+  libssl-dev openssl
   # scripts and tests: JSON and HTTP from the shell, process tools, ss (cassandra-cluster.sh), git
   curl jq procps time iproute2 git python3
   # coordinated mode's tests and demo: a 3-member etcd on loopback

@@ -12,6 +12,7 @@
 
 #include "agent/log.hpp"
 #include "cassandra/consistency.hpp"
+#include "imds/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {
@@ -84,6 +85,7 @@ struct CoordinationConfig {
   std::string username;       // empty: no etcd authentication
   std::string password_file;  // the password, read when the client is made (never printed)
   OnUnavailable on_unavailable = OnUnavailable::local_gate;
+  TlsSettings tls;  // with ca_file, every endpoint is https:// (SPEC 9 "TLS")
   bool enabled() const { return !etcd_endpoints.empty(); }
   bool operator==(const CoordinationConfig&) const = default;
 };

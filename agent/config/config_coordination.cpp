@@ -1,31 +1,18 @@
-// The coordination.* section (SPEC 9): its readers and rules, its JSON view, and the password file's reader.
+// The coordination.* section (SPEC 9): its readers and rules and its JSON view.
 #include "agent/config/config_coordination.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <set>
 
 #include "agent/config/config_validation.hpp"
 #include "imds/endpoint.hpp"
+#include "imds/secret_file.hpp"
+#include "imds/tls_session.hpp"
 
 namespace cla {
 namespace {
 
 using namespace config_detail;
-
-constexpr std::size_t kMaxPasswordBytes = 4096;
-
-std::string octal_mode(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
 
 // Letters, digits, '.', '_', '-': a key segment that cannot escape /cassandra-lifecycle-agent/<cluster>/.
 std::optional<std::string> check_cluster(std::string_view cluster) {
@@ -78,37 +65,63 @@ ValueReader on_unavailable_into(OnUnavailable& out) {
   };
 }
 
-}  // namespace
-
-Result<std::string> read_password_file(const std::string& path) {
-  auto fail = [&](const std::string& what) { return make_error(path + ": " + what); };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return fail(std::string("cannot read: ") + std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return fail(std::string("cannot stat: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fail("is not a regular file");
-  if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0)
-    return fail("is accessible to every user (mode " + octal_mode(st.st_mode) +
-                "); a password file must not be: chmod o-rwx " + path);
-  std::string text;
-  char buf[1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxPasswordBytes) return fail("is larger than 4 KiB; is it the password file?");
-  }
-  if (text.ends_with('\n')) text.pop_back();
-  if (text.ends_with('\r')) text.pop_back();
-  if (text.empty()) return fail("is empty");
-  return text;
+// A DNS name or an IP address: what a server certificate can carry.
+std::optional<std::string> check_server_name(std::string_view name) {
+  if (name.empty()) return std::nullopt;  // the endpoint's host
+  const bool plausible = name.size() <= 253 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+                           return std::isalnum(c) || c == '.' || c == '-' || c == ':' || c == '*';
+                         });
+  if (plausible) return std::nullopt;
+  return "must be a DNS name or an IP address that etcd's server certificate carries, e.g. "
+         "\"etcd.example.internal\"";
 }
+
+ValueReader tls_into(TlsSettings& t) {
+  auto file = [](std::string_view path) -> std::optional<std::string> {
+    return path.empty() ? std::nullopt : check_file_path(path);
+  };
+  return object_of({
+      {"ca_file", string_into(t.ca_file, file)},
+      {"cert_file", string_into(t.cert_file, file)},
+      {"key_file", string_into(t.key_file, file)},
+      {"server_name", string_into(t.server_name, check_server_name)},
+  });
+}
+
+bool tls_set(const TlsSettings& t) {
+  return !t.ca_file.empty() || !t.cert_file.empty() || !t.key_file.empty() || !t.server_name.empty();
+}
+
+// https:// endpoints with a CA to verify them, http:// ones without any TLS setting: never a mix, so that a
+// client key or a password never goes to an endpoint in clear. The files must load as the client loads them.
+Check check_tls(const CoordinationConfig& c) {
+  const TlsSettings& t = c.tls;
+  if (tls_set(t) && !c.enabled())
+    return FieldError{"coordination.tls", "is set but coordination.etcd_endpoints is empty"};
+  for (std::size_t i = 0; i < c.etcd_endpoints.size(); ++i) {
+    const auto endpoint = parse_etcd_endpoint(c.etcd_endpoints[i]);
+    if (!endpoint) continue;  // reported by its reader
+    if (endpoint->tls && t.ca_file.empty())
+      return FieldError{"coordination.tls.ca_file",
+                        "is required with an https:// endpoint (" + c.etcd_endpoints[i] +
+                            "): the CA file that etcd's server certificate chains to"};
+    if (!endpoint->tls && tls_set(t))
+      return FieldError{"coordination.etcd_endpoints[" + std::to_string(i) + "]",
+                        "is http:// but coordination.tls is set: write https://" +
+                            c.etcd_endpoints[i].substr(c.etcd_endpoints[i].find("://") + 3) +
+                            " (TLS settings never go with a plain endpoint)"};
+  }
+  if (t.cert_file.empty() != t.key_file.empty())
+    return FieldError{t.cert_file.empty() ? "coordination.tls.cert_file" : "coordination.tls.key_file",
+                      "is required with coordination.tls." +
+                          std::string(t.cert_file.empty() ? "key_file" : "cert_file") +
+                          " (the client certificate and its key go together)"};
+  if (!t.ca_file.empty())
+    if (auto failure = check_tls_files(t)) return FieldError{"coordination.tls", failure->detail};
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::string_view to_string(OnUnavailable policy) {
   return policy == OnUnavailable::hold ? "hold" : "local_gate";
@@ -122,6 +135,11 @@ boost::json::object coordination_to_json(const CoordinationConfig& c) {
       {"username", c.username},
       {"password_file", c.password_file},
       {"on_unavailable", to_string(c.on_unavailable)},
+      {"tls",
+       {{"ca_file", c.tls.ca_file},
+        {"cert_file", c.tls.cert_file},
+        {"key_file", c.tls.key_file},
+        {"server_name", c.tls.server_name}}},
   };
 }
 
@@ -138,6 +156,7 @@ ValueReader coordination_into(CoordinationConfig& c) {
                                       return path.empty() ? std::nullopt : check_file_path(path);
                                     })},
       {"on_unavailable", on_unavailable_into(c.on_unavailable)},
+      {"tls", tls_into(c.tls)},
   });
 }
 
@@ -152,9 +171,9 @@ Check check_coordination(const CoordinationConfig& c) {
   if (c.username.empty() && !c.password_file.empty())
     return FieldError{"coordination.username", "is required with coordination.password_file"};
   if (!c.password_file.empty())
-    if (auto password = read_password_file(c.password_file); !password)
+    if (auto password = read_secret_file(c.password_file); !password)
       return FieldError{"coordination.password_file", password.error().message};
-  return std::nullopt;
+  return check_tls(c);
 }
 
 }  // namespace config_detail

@@ -1,4 +1,4 @@
-// The coordination.* section (SPEC 9): its readers and rules, its JSON view, and the password file's reader.
+// The coordination.* section (SPEC 9): its readers and rules, and its JSON view.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -15,10 +15,6 @@ namespace cla {
 std::string_view to_string(OnUnavailable policy);  // "local_gate" | "hold"
 
 boost::json::object coordination_to_json(const CoordinationConfig& coordination);
-
-// The password in `path`: a regular file the agent can read, no access for other users, at most 4 KiB, not
-// empty once one trailing newline is dropped (and returned without it). Errors start with the path.
-Result<std::string> read_password_file(const std::string& path);
 
 namespace config_detail {
 

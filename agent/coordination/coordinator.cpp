@@ -6,6 +6,7 @@
 
 #include "agent/config/config_coordination.hpp"
 #include "agent/log.hpp"
+#include "imds/secret_file.hpp"
 
 namespace cla {
 
@@ -30,8 +31,9 @@ Result<EtcdClientOptions> etcd_client_options(const CoordinationConfig& c) {
   options.request_timeout = std::clamp<std::chrono::milliseconds>(c.lease_ttl_s / 5, std::chrono::seconds(1),
                                                                   std::chrono::seconds(5));
   options.username = c.username;
+  if (!c.tls.ca_file.empty()) options.tls = c.tls;
   if (!c.password_file.empty()) {
-    auto password = read_password_file(c.password_file);
+    auto password = read_secret_file(c.password_file);
     if (!password) return password.error();
     options.password = std::move(password.value());
   }
@@ -74,8 +76,8 @@ Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& con
       keys_(coordination_keys(config.cluster)),
       replication_factor_(replication_factor),
       self_(std::move(self)),
-      client_(std::make_unique<EtcdClient>(ex, options)),
-      lease_client_(std::make_unique<EtcdClient>(ex, options)) {
+      client_(std::make_unique<EtcdClient>(ex, logging_tls_failures(options))),
+      lease_client_(std::make_unique<EtcdClient>(ex, logging_tls_failures(options))) {
   EtcdLeaseHandlers handlers;
   handlers.granted = [this](std::int64_t lease) {
     log_line(LogLevel::info, "coordination_lease_granted",
@@ -91,6 +93,18 @@ Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& con
              {{"detail", describe(f)}, {"retry_in_ms", retry_in.count()}});
   };
   keeper_ = std::make_unique<EtcdLeaseKeeper>(ex, *lease_client_, config.lease_ttl_s, std::move(handlers));
+}
+
+EtcdClientOptions Coordinator::logging_tls_failures(EtcdClientOptions options) {
+  options.on_tls_failure = [this](const EtcdFailure& f) {
+    const auto now = std::chrono::steady_clock::now();
+    auto [it, first] = tls_logged_.try_emplace(f.endpoint + " " + f.tls_reason, now);
+    if (!first && now < it->second + 60s) return;
+    it->second = now;
+    log_line(LogLevel::error, "tls_error",
+             {{"endpoint", f.endpoint}, {"reason", f.tls_reason}, {"detail", f.detail}});
+  };
+  return options;
 }
 
 void Coordinator::start() {

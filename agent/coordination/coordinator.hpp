@@ -5,6 +5,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -71,8 +72,11 @@ class Coordinator {
 
  private:
   boost::asio::awaitable<void> write_member();
+  // `options` with TLS failures logged as tls_error: at most once a minute per member and reason.
+  EtcdClientOptions logging_tls_failures(EtcdClientOptions options);
 
   boost::asio::any_io_executor ex_;
+  std::map<std::string, std::chrono::steady_clock::time_point> tls_logged_;  // "<endpoint> <reason>"
   CoordinationKeys keys_;
   int replication_factor_;
   MemberRecord self_;

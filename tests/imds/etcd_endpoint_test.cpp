@@ -10,15 +10,18 @@ BOOST_AUTO_TEST_CASE(accepts_ip_literals_and_dns_names_with_a_port) {
     const char* url;
     const char* host;
     unsigned port;
+    bool tls;
   };
   const Case cases[] = {
-      {"http://10.0.0.5:2379", "10.0.0.5", 2379},
-      {"http://10.0.0.5:2379/", "10.0.0.5", 2379},
-      {"HTTP://[::1]:2379", "::1", 2379},
-      {"http://localhost:2379", "localhost", 2379},
-      {"http://etcd-0.etcd.cassandra.svc.cluster.local:2379", "etcd-0.etcd.cassandra.svc.cluster.local",
-       2379},
-      {"http://etcd1:80", "etcd1", 80},
+      {"http://10.0.0.5:2379", "10.0.0.5", 2379, false},
+      {"http://10.0.0.5:2379/", "10.0.0.5", 2379, false},
+      {"HTTP://[::1]:2379", "::1", 2379, false},
+      {"http://localhost:2379", "localhost", 2379, false},
+      {"http://etcd-0.etcd.cassandra.svc.cluster.local:2379", "etcd-0.etcd.cassandra.svc.cluster.local", 2379,
+       false},
+      {"http://etcd1:80", "etcd1", 80, false},
+      {"https://10.0.0.5:2379", "10.0.0.5", 2379, true},
+      {"HTTPS://etcd-1.example:2379/", "etcd-1.example", 2379, true},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.url) {
@@ -26,6 +29,7 @@ BOOST_AUTO_TEST_CASE(accepts_ip_literals_and_dns_names_with_a_port) {
       BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().message));
       BOOST_TEST(r->host == c.host);
       BOOST_TEST(r->port == c.port);
+      BOOST_TEST(r->tls == c.tls);
     }
   }
 }
@@ -34,8 +38,8 @@ BOOST_AUTO_TEST_CASE(rejects_anything_else_saying_why) {
   const std::pair<const char*, const char*> cases[] = {
       {"", "not a URL like http://10.0.0.5:2379"},
       {"10.0.0.5:2379", "not a URL like http://10.0.0.5:2379"},
-      {"https://10.0.0.5:2379", "https is not supported"},
-      {"unix:///run/etcd.sock", "the scheme must be http"},
+      {"https://10.0.0.5", "the port is required"},
+      {"unix:///run/etcd.sock", "the scheme must be http or https"},
       {"http://10.0.0.5", "the port is required"},
       {"http://10.0.0.5:", "the port is required"},
       {"http://10.0.0.5:0", "1..65535"},

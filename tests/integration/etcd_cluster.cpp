@@ -89,12 +89,16 @@ std::string tail_of(const std::filesystem::path& file, std::size_t max = 1500) {
 struct EtcdCluster::Member {
   std::string name;
   std::uint16_t client_port = 0, peer_port = 0;
+  std::uint16_t tls_port = 0;  // with EtcdClusterOptions::tls_dir
   asio::io_context ctx;
   std::optional<bp::process> process;
   bool frozen = false;
 
   std::string client_url() const { return "http://127.0.0.1:" + std::to_string(client_port); }
   std::string peer_url() const { return "http://127.0.0.1:" + std::to_string(peer_port); }
+  std::string tls_url() const { return "https://127.0.0.1:" + std::to_string(tls_port); }
+  // What clients under test are given.
+  std::string endpoint() const { return tls_port ? tls_url() : client_url(); }
   bool alive() {
     boost::system::error_code ec;
     return process && process->running(ec);
@@ -123,6 +127,7 @@ EtcdCluster::EtcdCluster(EtcdClusterOptions options) : options_(options), dir_(m
       m->name = "m" + std::to_string(i);
       m->client_port = free_port();
       m->peer_port = free_port();
+      if (!options_.tls_dir.empty()) m->tls_port = free_port();
       initial_cluster_ += (i ? "," : "") + m->name + "=" + m->peer_url();
       members_.push_back(std::move(m));
     }
@@ -149,8 +154,8 @@ EtcdCluster::~EtcdCluster() {
 void EtcdCluster::start_member(Member& m, const std::string& state) {
   std::vector<std::string> args = {"--name", m.name, "--data-dir", (dir_ / m.name).string()};
   const std::pair<const char*, std::string> flags[] = {
-      {"--listen-client-urls", m.client_url()},
-      {"--advertise-client-urls", m.client_url()},
+      {"--listen-client-urls", m.tls_port ? m.tls_url() + "," + m.client_url() : m.client_url()},
+      {"--advertise-client-urls", m.endpoint()},
       {"--listen-peer-urls", m.peer_url()},
       {"--initial-advertise-peer-urls", m.peer_url()},
       {"--initial-cluster", initial_cluster_},
@@ -161,6 +166,12 @@ void EtcdCluster::start_member(Member& m, const std::string& state) {
       {"--log-outputs", (dir_ / (m.name + ".log")).string()},
   };
   for (const auto& [flag, value] : flags) args.insert(args.end(), {flag, value});
+  if (m.tls_port) {
+    const auto& d = options_.tls_dir;
+    args.insert(args.end(),
+                {"--cert-file", (d / "server.pem").string(), "--key-file", (d / "server.key").string(),
+                 "--trusted-ca-file", (d / "ca.pem").string(), "--client-cert-auth"});
+  }
   m.process.emplace(m.ctx, kEtcd, args, bp::process_stdio{nullptr, nullptr, nullptr}, DieWithParent{});
 }
 
@@ -212,12 +223,12 @@ std::size_t EtcdCluster::size() const {
 
 std::vector<std::string> EtcdCluster::endpoints() const {
   std::vector<std::string> urls;
-  for (const auto& m : members_) urls.push_back(m->client_url());
+  for (const auto& m : members_) urls.push_back(m->endpoint());
   return urls;
 }
 
 std::string EtcdCluster::endpoint(std::size_t i) const {
-  return members_.at(i)->client_url();
+  return members_.at(i)->endpoint();
 }
 
 std::uint16_t EtcdCluster::client_port(std::size_t i) const {

@@ -28,6 +28,10 @@ struct EtcdClusterOptions {
   int members = 3;
   // etcd's --auth-token-ttl: how long a simple token lives after its last use.
   std::chrono::seconds auth_token_ttl{300};
+  // Certificates from scripts/etcd-tls-certs.sh: each member then serves clients over https with
+  // --client-cert-auth (server.pem, trusting ca.pem), and endpoints() are https URLs. The fixture's own calls
+  // below go to a second, plain listener on client_port().
+  std::filesystem::path tls_dir;
 };
 
 class EtcdCluster {
@@ -38,10 +42,11 @@ class EtcdCluster {
   EtcdCluster& operator=(const EtcdCluster&) = delete;
 
   std::size_t size() const;
-  // Client URLs ("http://127.0.0.1:PORT"), in member order, for EtcdClientOptions::endpoints.
+  // Client URLs ("http://127.0.0.1:PORT", https with tls_dir), in member order, for
+  // EtcdClientOptions::endpoints.
   std::vector<std::string> endpoints() const;
   std::string endpoint(std::size_t member) const;
-  std::uint16_t client_port(std::size_t member) const;
+  std::uint16_t client_port(std::size_t member) const;  // plain http, also with tls_dir
   const std::filesystem::path& dir() const { return dir_; }
 
   // The member that leads now, as the members report it (waits up to 15 s for one).

@@ -48,9 +48,14 @@ struct EtcdClient::Impl {
   Impl(asio::any_io_executor ex, EtcdClientOptions opts) : options(std::move(opts)), queue(ex) {
     for (const auto& url : options.endpoints) {
       Member m{url, parse_etcd_endpoint(url), nullptr};
+      if (m.endpoint && m.endpoint->tls != options.tls.has_value())
+        m.endpoint = make_error(url + ": " +
+                                (options.tls ? "is http:// while TLS is configured"
+                                             : "is https:// but no TLS settings (a CA file) are given"));
       if (m.endpoint)
         m.connection =
-            std::make_unique<HttpConnection>(ex, m.endpoint->host, m.endpoint->port, options.body_limit);
+            std::make_unique<HttpConnection>(ex, m.endpoint->host, m.endpoint->port, options.body_limit,
+                                             DeadlineWatch::own_timer, AnswerWatch::asio_wait, options.tls);
       members.push_back(std::move(m));
     }
   }
@@ -69,7 +74,16 @@ struct EtcdClient::Impl {
     request.prepare_payload();
     const std::string wire = to_wire(request);
     auto answer = co_await m.connection->exchange(wire, options.request_timeout);
-    if (!answer) co_return failure(transport_kind<Kind>(answer.error().kind), answer.error().detail);
+    if (!answer) {
+      const HttpTransportFailure& t = answer.error();
+      if (t.kind != HttpTransportFailure::Kind::tls)
+        co_return failure(transport_kind<Kind>(t.kind), t.detail);
+      EtcdFailure f = failure(Kind::tls, t.tls.detail);
+      f.tls_reason = t.tls.reason;
+      f.endpoint = m.url;
+      if (options.on_tls_failure) options.on_tls_failure(f);
+      co_return f;
+    }
     co_return std::move(answer.value());
   }
 

@@ -7,30 +7,38 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/coordination/etcd/etcd_types.hpp"
+#include "imds/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {
 
 struct EtcdClientOptions {
-  std::vector<std::string> endpoints;  // "http://host:port" each, as coordination.etcd_endpoints
+  std::vector<std::string> endpoints;  // "http(s)://host:port" each, as coordination.etcd_endpoints
   // Limit for one attempt at one member (connect, send, whole answer); a call that fails over may take
   // this once per endpoint.
   std::chrono::milliseconds request_timeout{2000};
   std::string username;  // empty: no authentication
   std::string password;
   std::size_t body_limit = 4 << 20;  // the largest answer accepted
+  std::optional<TlsSettings> tls;    // for https:// endpoints (required with them)
+  // Called with each TLS failure at a member (before the call fails over), so that the shell can log it
+  // even when another member then answers.
+  std::function<void(const EtcdFailure&)> on_tls_failure;
 };
 
 // One client per agent (or per independent task: the lease keeper may have its own). Calls may overlap:
 // they queue and run one at a time on the executor. Each call tries the members in turn, starting with the
 // last one that answered, and moves on after a connect failure, a timeout, a 5xx or an "unavailable" answer;
 // it returns the last member's failure (its detail names every member tried) when none answered. One
-// kept-alive HTTP/1.1 connection per member, re-opened after any failure. With a username, the token from
+// kept-alive HTTP/1.1 connection per member, re-opened after any failure; over TLS for https:// members
+// (a TLS failure fails over too). With a username, the token from
 // /v3/auth/authenticate goes in the Authorization header of every request; an "invalid auth token" answer
 // (expired, or lost when the member restarted) fetches a new token once and repeats the request. Adapters do
 // not log: every outcome comes back as a value. The client must outlive its calls.

@@ -8,6 +8,7 @@ bool EtcdFailure::fail_over() const {
     case Kind::connect:
     case Kind::timeout:
     case Kind::unavailable:
+    case Kind::tls:  // another member may hold a certificate that verifies
       return true;
     case Kind::http_status:
       return http_status >= 500;  // a proxy's 502/503/504, or a member answering 500 without a gRPC error
@@ -50,6 +51,8 @@ std::string_view to_string(EtcdFailure::Kind kind) {
       return "grpc_error";
     case Kind::cancelled:
       return "cancelled";
+    case Kind::tls:
+      return "tls";
   }
   return "unknown";
 }
@@ -63,6 +66,7 @@ std::string describe(const EtcdFailure& failure) {
     if (failure.grpc_code != 0) text += "gRPC " + std::to_string(failure.grpc_code);
     text += ")";
   }
+  if (!failure.tls_reason.empty()) text += " (" + failure.tls_reason + ")";
   if (!failure.endpoint.empty()) text += " at " + failure.endpoint;
   if (!failure.detail.empty()) text += ": " + failure.detail;
   return text;

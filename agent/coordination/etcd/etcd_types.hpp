@@ -27,14 +27,16 @@ struct EtcdFailure {
     compacted,        // the requested revision was compacted
     grpc_error,       // another gRPC error (detail holds etcd's message)
     cancelled,        // EtcdClient::cancel() was called
+    tls,              // the TLS connection failed: tls_reason says why (TlsFailure's reasons)
   };
   Kind kind = Kind::connect;
-  int http_status = 0;   // the HTTP status when the server answered, else 0
-  int grpc_code = 0;     // the gRPC code of an error body, else 0
-  std::string detail;    // human text, with an excerpt of etcd's message when there is one
-  std::string endpoint;  // the endpoint that failed ("http://127.0.0.1:2379"), empty before any was tried
+  int http_status = 0;     // the HTTP status when the server answered, else 0
+  int grpc_code = 0;       // the gRPC code of an error body, else 0
+  std::string detail;      // human text, with an excerpt of etcd's message when there is one
+  std::string endpoint;    // the endpoint that failed ("http://127.0.0.1:2379"), empty before any was tried
+  std::string tls_reason;  // Kind::tls: unknown_ca, name_mismatch, expired, handshake_refused, files, ...
 
-  // Whether another member may answer where this one failed: connect, timeout, a 5xx, unavailable.
+  // Whether another member may answer where this one failed: connect, timeout, a 5xx, unavailable, tls.
   bool fail_over() const;
   // Whether a new token may help: etcd's "invalid auth token" (expired, or lost when the member restarted),
   // "user name is empty" (no token sent: auth was enabled since) and "revision of auth store is old".
@@ -42,10 +44,11 @@ struct EtcdFailure {
 };
 
 // Stable names used as metric labels and in logs: connect, timeout, http_status, body_too_large,
-// invalid_json, wrong_shape, unavailable, auth, lease_not_found, compacted, grpc_error, cancelled.
+// invalid_json, wrong_shape, unavailable, auth, lease_not_found, compacted, grpc_error, cancelled, tls.
 std::string_view to_string(EtcdFailure::Kind kind);
 
-// "unavailable (HTTP 503, gRPC 14) at http://127.0.0.1:2379: etcdserver: no leader".
+// "unavailable (HTTP 503, gRPC 14) at http://127.0.0.1:2379: etcdserver: no leader",
+// "tls (unknown_ca) at https://127.0.0.1:2379: the server's certificate is not signed by ...".
 std::string describe(const EtcdFailure& failure);
 
 struct EtcdKeyValue {

@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(a_password_file_others_can_access_empty_or_not_a_file_is_re
   const auto world = dir.file("world.pw", "s3cret", 0644);
   BOOST_TEST(error_of(config_with(world)) ==
              "config error: t.json: coordination.password_file: " + world +
-                 ": is accessible to every user (mode 0644); a password file must not be: chmod o-rwx " +
+                 ": is accessible to every user (mode 0644); a secret file must not be: chmod o-rwx " +
                  world);
   const auto writable = dir.file("writable.pw", "s3cret", 0602);
   BOOST_TEST(error_of(config_with(writable)).find("(mode 0602)") != std::string::npos);
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(a_password_file_others_can_access_empty_or_not_a_file_is_re
                  ": is not a regular file");
   const auto big = dir.file("big.pw", std::string(5000, 'x'), 0600);
   BOOST_TEST(error_of(config_with(big)) == "config error: t.json: coordination.password_file: " + big +
-                                               ": is larger than 4 KiB; is it the password file?");
+                                               ": is larger than 4 KiB; is it the right file?");
   if (::geteuid() != 0) {  // root reads whatever the mode says
     const auto unreadable = dir.file("unreadable.pw", "s3cret", 0200);
     BOOST_TEST(error_of(config_with(unreadable)) == "config error: t.json: coordination.password_file: " +

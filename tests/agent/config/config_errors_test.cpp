@@ -157,11 +157,8 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "config error: t.json: coordination.etcd_endpoints: expected array of etcd client URLs, got string "
        "\"http://127.0.0.1:2379\""},
       {R"({"coordination": {"etcd_endpoints": ["https://10.0.0.5:2379"], "cluster": "c"}})",
-       "config error: t.json: coordination.etcd_endpoints[0]: etcd endpoint \"https://10.0.0.5:2379\": https "
-       "is "
-       "not supported: the agent does not implement TLS to etcd; use http:// on a network you trust, or a "
-       "local "
-       "TLS proxy"},
+       "config error: t.json: coordination.tls.ca_file: is required with an https:// endpoint "
+       "(https://10.0.0.5:2379): the CA file that etcd's server certificate chains to"},
       {R"({"coordination": {"etcd_endpoints": ["http://10.0.0.5"], "cluster": "c"}})",
        "config error: t.json: coordination.etcd_endpoints[0]: etcd endpoint \"http://10.0.0.5\": the port is "
        "required, e.g. http://10.0.0.5:2379"},

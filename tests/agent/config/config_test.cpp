@@ -59,7 +59,8 @@ constexpr std::string_view kSpecDefaults = R"({
     "lease_ttl_s": 15,
     "username": "",
     "password_file": "",
-    "on_unavailable": "local_gate"
+    "on_unavailable": "local_gate",
+    "tls": { "ca_file": "", "cert_file": "", "key_file": "", "server_name": "" }
   }
 })";
 
