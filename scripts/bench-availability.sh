@@ -201,8 +201,7 @@ start_vm_agent() { # run_dir vm
   local dir=$1/agent-$2 k=${2#vm} config coordination=null
   mkdir -p "$dir"
   [[ -f $dir/boot_id ]] || cat /proc/sys/kernel/random/uuid >"$dir/boot_id"
-  ((coordinated)) && coordination=$(printf '%s\n' "${etcd_endpoints[@]}" | jq -R . |
-    jq -sc '{etcd_endpoints: ., cluster: "bench-availability"}')
+  ((coordinated)) && coordination=$(etcd_coordination_json bench-availability)
   config=$(jq -n --arg endpoint "${vm_url[$2]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" \
     --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" --argjson coordination "$coordination" '{
       imds: {endpoint: $endpoint},

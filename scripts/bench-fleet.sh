@@ -10,16 +10,18 @@ export LC_ALL=C
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bench-fleet.sh [--help] [--coordinated] [N]
+Usage: scripts/bench-fleet.sh [--help] [--coordinated [--plain-etcd]] [N]
   N              agents (default 150; a multiple of 3, at most 252: node addresses are 127.0.1.1 .. 127.0.1.N)
-  --coordinated  through a 3-member loopback etcd (Debian's etcd-server), lease_ttl_s 15 (the default)
+  --coordinated  through a 3-member loopback etcd (Debian's etcd-server), lease_ttl_s 15 (the default), over
+                 TLS with client certificates (scripts/etcd-tls-certs.sh)
+  --plain-etcd   the same over plain http (the cost of TLS is the difference)
 Environment:
   BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
   BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
   BENCH_KEEP=1        keep the work dir (agents' logs, cluster file, nodetool call log, emulator records)
 It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N etcd_txn_per_s=N
-           coordinated=0|1
+           coordinated=0|1 etcd_tls=0|1
 EOF
 }
 # shellcheck source=lib.sh
@@ -31,6 +33,10 @@ coordinated=0
 if [[ ${1:-} == --coordinated ]]; then
   coordinated=1
   shift
+  if [[ ${1:-} == --plain-etcd ]]; then
+    etcd_plain=1 # read by lib.sh's start_etcd
+    shift
+  fi
 fi
 [[ $# -le 1 ]] || { usage >&2; exit 2; }
 agents=${1:-150}
@@ -78,7 +84,7 @@ start_emulator "$bin/imds-emulator" "$work" "${vm_specs[@]}" -- --shared-approva
 coordination='{}'
 if ((coordinated)); then
   start_etcd
-  coordination=$(printf '%s\n' "${etcd_endpoints[@]}" | jq -R . | jq -sc '{etcd_endpoints: ., cluster: "bench"}')
+  coordination=$(etcd_coordination_json bench)
 fi
 
 # ---- N agents ---------------------------------------------------------------------------------------------
@@ -203,7 +209,9 @@ done
 forget_pids "${agent_pid[@]}"
 
 etcd_args=()
-if ((coordinated)); then etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))"); fi
+if ((coordinated)); then
+  etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))" --etcd-tls "$((${etcd_plain:-0} == 1 ? 0 : 1))")
+fi
 /usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" \
   --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \
   --idle "$((i1 - i0)) $((a1 - a0)) $((e1 - e0)) $idle_polls" \

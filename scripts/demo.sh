@@ -60,6 +60,7 @@ start_emulator "$emulator_bin" "$work" "${vm_specs[@]}"
 coordination='{}'
 if ((coordinated)); then
   start_etcd
+  say "etcd: ${etcd_endpoints[*]} (TLS, client certificates from $work/etcd/tls)"
   coordination=$(coordination_json)
 fi
 

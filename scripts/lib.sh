@@ -201,11 +201,19 @@ event_gone() { [[ -z $(event_field "$1" EventId) ]]; }
 # ---- etcd ---------------------------------------------------------------------------------------------------------
 # start_etcd: a 3-member etcd on free loopback ports (Debian's /usr/bin/etcd, never the packaged service), its data
 # and logs in $work/etcd, registered for cleanup; returns once every member is healthy. Sets etcd_pids and
-# etcd_endpoints (http://127.0.0.1:PORT each).
+# etcd_endpoints. Over TLS with client-certificate auth (SPEC 9 "TLS") unless etcd_plain=1: certificates from
+# scripts/etcd-tls-certs.sh in $work/etcd/tls, endpoints https://127.0.0.1:PORT; etcd_plain=1: http://.
 etcd_pids=() etcd_endpoints=()
 start_etcd() {
-  require_tools --hint "scripts/install-deps.sh installs etcd-server" etcd || exit 1
-  local i cluster="" client=() peer=()
+  require_tools --hint "scripts/install-deps.sh installs etcd-server and openssl" etcd openssl || exit 1
+  local i cluster="" client=() peer=() scheme=https tls_flags=()
+  if [[ ${etcd_plain:-0} == 1 ]]; then
+    scheme=http
+  else
+    "$cla_root/scripts/etcd-tls-certs.sh" "$work/etcd/tls"
+    tls_flags=(--cert-file "$work/etcd/tls/server.pem" --key-file "$work/etcd/tls/server.key"
+      --trusted-ca-file "$work/etcd/tls/ca.pem" --client-cert-auth)
+  fi
   for i in 0 1 2; do
     client[i]=$(free_port)
     peer[i]=$(free_port)
@@ -214,27 +222,44 @@ start_etcd() {
   mkdir -p "$work/etcd"
   for i in 0 1 2; do
     etcd --name "m$i" --data-dir "$work/etcd/m$i" \
-      --listen-client-urls "http://127.0.0.1:${client[i]}" --advertise-client-urls "http://127.0.0.1:${client[i]}" \
+      --listen-client-urls "$scheme://127.0.0.1:${client[i]}" --advertise-client-urls "$scheme://127.0.0.1:${client[i]}" \
       --listen-peer-urls "http://127.0.0.1:${peer[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peer[i]}" \
       --initial-cluster "$cluster" --initial-cluster-token "cla-$script_name-$$" --initial-cluster-state new \
-      --logger zap --log-outputs "$work/etcd/m$i.log" >/dev/null 2>&1 &
+      "${tls_flags[@]}" --logger zap --log-outputs "$work/etcd/m$i.log" >/dev/null 2>&1 &
     etcd_pids[i]=$!
     cleanup_pid "${etcd_pids[i]}"
-    etcd_endpoints[i]=http://127.0.0.1:${client[i]}
+    etcd_endpoints[i]=$scheme://127.0.0.1:${client[i]}
   done
   for i in 0 1 2; do
     wait_poll_s=0.1 wait_until 15 "etcd member m$i to be healthy (log: $work/etcd/m$i.log)" etcd_healthy "$i"
   done
 }
+# etcd_coordination_json CLUSTER [JSON]: the agents' coordination section for this etcd (endpoints, cluster,
+# and tls with the client certificate unless plain), merged with JSON (e.g. '{"lease_ttl_s": 5}').
+etcd_coordination_json() {
+  local tls='{}' extra=${2:-'{}'}
+  [[ ${etcd_plain:-0} == 1 ]] || tls=$(jq -nc --arg d "$work/etcd/tls" \
+    '{tls: {ca_file: ($d + "/ca.pem"), cert_file: ($d + "/client.pem"), key_file: ($d + "/client.key")}}')
+  printf '%s\n' "${etcd_endpoints[@]}" | jq -R . |
+    jq -sc --arg cluster "$1" --argjson tls "$tls" --argjson extra "$extra" \
+      '{etcd_endpoints: ., cluster: $cluster} + $tls + $extra'
+}
+# etcd_curl ARGS...: curl to an etcd member with the client certificate when it serves TLS.
+etcd_curl() {
+  local tls=()
+  [[ ${etcd_plain:-0} == 1 ]] || tls=(--cacert "$work/etcd/tls/ca.pem" --cert "$work/etcd/tls/client.pem"
+    --key "$work/etcd/tls/client.key")
+  curl -s --noproxy '*' "${tls[@]}" "$@"
+}
 etcd_healthy() { # member index
   alive_or_die "${etcd_pids[$1]}" "etcd member m$1" "$work/etcd/m$1.log"
-  [[ $(curl -s --noproxy '*' "${etcd_endpoints[$1]}/health" | jq -r .health 2>/dev/null) == true ]]
+  [[ $(etcd_curl "${etcd_endpoints[$1]}/health" | jq -r .health 2>/dev/null) == true ]]
 }
 # etcd_txn_total: Txn requests the members have handled so far, summed (their /metrics).
 etcd_txn_total() {
   local endpoint total=0 n
   for endpoint in "${etcd_endpoints[@]}"; do
-    n=$(curl -s --noproxy '*' "$endpoint/metrics" |
+    n=$(etcd_curl "$endpoint/metrics" |
       awk '/^grpc_server_handled_total\{.*grpc_method="Txn"/ { s += $2 } END { printf "%d\n", s }')
     total=$((total + n))
   done

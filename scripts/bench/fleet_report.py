@@ -90,6 +90,8 @@ def main():
     parser.add_argument("--wave", required=True, help="window_ms agents_cpu_ns emulator_cpu_ns children_cpu_ms")
     parser.add_argument("--rss", required=True, help="agents_sum_kb agents_max_kb emulator_kb")
     parser.add_argument("--etcd", help="coordinated: idle_cpu_ns wave_cpu_ns wave_txn_count")
+    parser.add_argument("--etcd-tls", type=int, choices=(0, 1), default=0,
+                        help="coordinated: 1 when the agents reach etcd over TLS")
     args = parser.parse_args()
     n = args.agents
     idle_ms, idle_agents_ns, idle_emu_ns, idle_polls = map(int, args.idle.split())
@@ -192,7 +194,7 @@ def main():
     print("targets (SPEC 4): agents idle < 5 % of one core; act within poll interval + 50 ms; violations 0")
     print(f"agents={n} idle_cpu_pct={idle_pct:.2f} wave_cpu_pct={wave_pct:.2f} react_p99_ms={react_p99} "
           f"racks_out_max={most} violations={len(violations)} etcd_txn_per_s={txn_per_s:.1f} "
-          f"coordinated={1 if args.etcd else 0}")
+          f"coordinated={1 if args.etcd else 0} etcd_tls={args.etcd_tls}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 
 # The coordination section of each agent's config, as JSON.
 coordination_json() {
-  printf '%s\n' "${etcd_endpoints[@]}" | jq -R . | jq -s '{etcd_endpoints: ., cluster: "demo", lease_ttl_s: 5}'
+  etcd_coordination_json demo '{"lease_ttl_s": 5}'
 }
 
 # name, EventId: remembered with the event's NotBefore (Unix seconds) for coordinated_summary.
