@@ -1,6 +1,8 @@
 // The shell's life: start-up, the IMDS poll loop, the core's wake-up timer, and a clean stop.
 #include "agent/daemon/daemon.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
@@ -8,6 +10,7 @@
 #include "agent/http/http_endpoint.hpp"
 #include "agent/log.hpp"
 #include "state/state_codec.hpp"
+#include "state/state_location.hpp"
 
 namespace cla {
 
@@ -65,6 +68,12 @@ void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {
 }
 
 asio::awaitable<int> Daemon::run() {
+  // Before anything waits on IMDS: a state directory another user can write to is refused (SPEC 2.6).
+  if (auto place = check_state_location(store_.path(), ::geteuid()); !place) {
+    log_line(LogLevel::error, "state_file_unsafe",
+             {{"path", store_.path()}, {"error", place.error().message}});
+    co_return 1;
+  }
   if (!co_await resolve_identity()) co_return stopping_ ? 0 : 1;
 
   auto loaded = store_.load(WallClock::now(), !dry_run_);
