@@ -8,6 +8,7 @@
 
 #include "agent/daemon/systemd_notify.hpp"
 #include "agent/http/http_endpoint.hpp"
+#include "agent/http/http_exposure.hpp"
 #include "agent/log.hpp"
 #include "state/state_codec.hpp"
 #include "state/state_location.hpp"
@@ -126,6 +127,8 @@ asio::awaitable<int> Daemon::run() {
     const auto bound = http_->local_endpoint();
     log_line(LogLevel::info, "http_listening",
              {{"address", bound.address().to_string()}, {"port", bound.port()}});
+    if (auto exposed = exposure_warning(config_.http.listen, bound))
+      log_line(LogLevel::warning, "http_listen_exposed", std::move(*exposed));
   }
 
   systemd::ready();
