@@ -7,6 +7,7 @@
 
 #include "agent/cli.hpp"
 #include "agent/config/config.hpp"
+#include "agent/config/config_warnings.hpp"
 #include "agent/config/json_pretty.hpp"
 #include "agent/coordination/fleet_command.hpp"
 #include "agent/daemon/daemon.hpp"
@@ -35,6 +36,8 @@ int main(int argc, char** argv) try {
   if (cli->action == cla::CliAction::fleet) return cla::run_fleet(*config, cli->json, std::cout, std::cerr);
   if (cli->action == cla::CliAction::check) {
     std::cout << cla::pretty_json(cla::config_to_json(*config)) << '\n';
+    for (const auto& warning : cla::config_warnings(*config))
+      std::cerr << cla::format_config_warning(cli->config_path, warning) << '\n';
     return cla::kExitClean;
   }
   if (auto logging = cla::init_logging(config->log.file, config->log.level, ::isatty(STDERR_FILENO));

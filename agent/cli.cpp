@@ -13,10 +13,12 @@ po::options_description option_descriptions() {
   po::options_description options("Options", 110, 60);
   options.add_options()  //
       ("config", po::value<std::string>()->value_name("FILE"),
-       "JSON configuration file (required to run or check)")                                         //
-      ("check", "validate FILE, print the effective configuration (defaults filled in), exit")       //
-      ("dry-run", "log the actions it would take; mutate nothing, approve nothing, write no state")  //
-      ("help", "show this help and exit")                                                            //
+       "JSON configuration file (required to run or check)")  //
+      ("check",
+       "validate FILE, print the effective configuration (defaults filled in), warn on stderr about what it "
+       "exposes (a JMX password on nodetool's command line, a state directory others can write), exit")  //
+      ("dry-run", "log the actions it would take; mutate nothing, approve nothing, write no state")      //
+      ("help", "show this help and exit")                                                                //
       ("version", "print the version and exit");
   return options;
 }
@@ -103,7 +105,7 @@ Usage:
 )" << option_descriptions()
       << R"(
 Exit codes:
-  0  clean stop (SIGTERM or SIGINT), or --check, --help, --version done
+  0  clean stop (SIGTERM or SIGINT), or --check (warnings or none), --help, --version done
   1  fatal runtime error (for example the log file cannot be opened); the reason is on stderr or in the log
   2  usage or configuration error; the message names the file, the key path and what is wrong
 

@@ -4,7 +4,8 @@
 # the build and the unit tests (under ASan+UBSan: the sanitized run of scripts/test.sh happens here), and a probe
 # of every tool the scripts and tests use, failing with the missing package's name. Then it installs the Debian
 # package (build/cassandra-lifecycle-agent_*.deb, from scripts/package.sh) with `apt-get install ./...deb` into a
-# second copy of the bare root, where `cassandra-lifecycle-agent --check` reads the packaged default config.
+# second copy of the bare root (with a group cassandra, so the config must come out root:cassandra 0640), where
+# `cassandra-lifecycle-agent --check` reads the packaged default config.
 # Prints the timings. Needs root.
 # Usage: scripts/fresh-check.sh [--keep] [--deb FILE]   (--keep leaves the roots in build/ after a success; they
 #   are kept on failure). The bare root is cached in build/fresh-cache/, keyed by what goes into it (suite,
@@ -245,8 +246,12 @@ cp -a "$base" "$target"
 prepare_root "$target"
 cp "$deb" "$target/tmp/"
 install_deb() {
-  in_root "$target" "cd /tmp && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends ./$deb_name >/dev/null && cassandra-lifecycle-agent --version &&
+  # The group Cassandra's package would have created: postinst makes the config root:cassandra 0640.
+  in_root "$target" "groupadd --system cassandra && cd /tmp && apt-get update -qq && \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ./$deb_name >/dev/null &&
+    cassandra-lifecycle-agent --version &&
+    mode=\$(stat -c '%U:%G %a' /etc/cassandra-lifecycle-agent/config.json) && echo \"   config.json: \$mode\" &&
+    test \"\$mode\" = 'root:cassandra 640' &&
     cassandra-lifecycle-agent --config /etc/cassandra-lifecycle-agent/config.json --check >/tmp/effective.json &&
     echo \"   --check: the packaged config is valid (imds.endpoint \$(sed -n 's/.*\"endpoint\": //p' /tmp/effective.json))\" &&
     printf '   conffiles:%s\n' \"\$(dpkg-query -W -f='\${Conffiles}' cassandra-lifecycle-agent | awk '{ printf \" %s\", \$1 }')\" &&

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Debian package of SPEC 11 from a build tree (dpkg-deb) and checks it: lintian with no error (the
-# tags it cannot fix are overridden with a reason in deploy/debian/lintian-overrides) and
-# `systemd-analyze verify` of the unit as installed, and of the example drop-in for Cassandra's unit (with its
-# ExecStartPre run on sample state files). Prints the package's path as its last line.
+# tags it cannot fix are overridden with a reason in deploy/debian/lintian-overrides), the configuration's
+# mode (postinst run as dpkg would, as root only), `systemd-analyze verify` of the unit as installed, and of the
+# example drop-in for Cassandra's unit (with its ExecStartPre run on sample state files). Prints the package's
+# path as its last line.
 # Usage: scripts/package.sh [--build-dir DIR] [--out DIR]   (defaults: build/, the .deb into the build dir)
 #   The version is the CMake project's (project(... VERSION x.y.z), as configured in the build dir).
 set -euo pipefail
@@ -13,7 +14,7 @@ while (($#)); do
   case $1 in
     --build-dir) build=$(cd "${2:?--build-dir needs a directory}" && pwd); shift ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    -h | --help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "package.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -80,6 +81,7 @@ printf '/etc/%s/config.json\n/etc/logrotate.d/%s\n' "$name" "$name" >"$stage/DEB
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
   >"$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/"*
+install -m 0755 "$root/deploy/debian/postinst" "$stage/DEBIAN/postinst"
 find "$stage" -type d -exec chmod 0755 {} +
 
 mkdir -p "$out"
@@ -94,9 +96,45 @@ lintian --fail-on error --display-info --show-overrides "$deb" >"$lintian_out" 2
 }
 if [[ -s $lintian_out ]]; then sed 's/^/   /' "$lintian_out"; else echo "   (nothing to report)"; fi
 
-echo "== systemd-analyze verify (the unit as the package installs it; its ExecStart and man page in the unpacked package)"
 unpacked=$work/unpacked
 dpkg-deb -x "$deb" "$unpacked"
+dpkg-deb -e "$deb" "$work/control"
+echo "== the configuration's mode: shipped root:root 0644, made root:cassandra 0640 by postinst configure"
+conf_entry=$(dpkg-deb -c "$deb" | awk -v f="./etc/$name/config.json" '$6 == f { print $1, $2 }')
+[[ $conf_entry == "-rw-r--r-- root/root" ]] || die "$deb ships /etc/$name/config.json as '$conf_entry', not -rw-r--r-- root/root"
+[[ $(stat -c %a "$work/control/postinst") == 755 ]] || die "$deb: DEBIAN/postinst is not mode 0755"
+# The postinst as dpkg runs it, on a copy of /etc (an overlay in a private mount namespace: the host's /etc and
+# dpkg database are never touched). CASE: its argument, whether a group cassandra exists, whether the
+# administrator set a dpkg-statoverride; then the owner and mode expected.
+postinst_case() { # ARG GROUP(yes|no) OVERRIDE(yes|no) EXPECTED
+  local dir=$work/postinst-$1-$2-$3
+  mkdir -p "$dir/upper" "$dir/work" "$dir/admin"
+  [[ $3 == no ]] || echo "root root 0600 /etc/$name/config.json" >"$dir/admin/statoverride"
+  # shellcheck disable=SC2016 # expanded in the namespace
+  got=$(DPKG_ADMINDIR=$dir/admin unshare --mount --propagation private bash -euo pipefail -c '
+    mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc
+    sed -i "/^cassandra:/d" /etc/group
+    [[ $3 == no ]] || echo "cassandra:x:64999:" >>/etc/group
+    mkdir -p "/etc/$4"
+    install -m 0644 "$5/etc/$4/config.json" "/etc/$4/config.json"
+    sh "$6" "$2" 2>"$1/stderr"
+    stat -c "%U:%G %a" "/etc/$4/config.json"' _ "$dir" "$1" "$2" "$name" "$unpacked" "$work/control/postinst") ||
+    die "postinst $1 (group cassandra: $2, statoverride: $3) failed: $(cat "$dir/stderr" 2>/dev/null)"
+  [[ $got == "$4" ]] || die "postinst $1 (group cassandra: $2, statoverride: $3) left config.json $got, not $4"
+  echo "   postinst $1, group cassandra $2, statoverride $3: $got${5:+ ($5)}"
+}
+if ((EUID == 0)); then
+  postinst_case configure yes no "root:cassandra 640"
+  postinst_case configure no no "root:root 644" "and says so"
+  grep -q "no group cassandra yet" "$work/postinst-configure-no-no/stderr" ||
+    die "postinst without a group cassandra said nothing: $(cat "$work/postinst-configure-no-no/stderr")"
+  postinst_case configure yes yes "root:root 644" "the administrator's override stands"
+  postinst_case abort-upgrade yes no "root:root 644"
+else
+  echo "   postinst runs: skipped (they need root for a private mount namespace)"
+fi
+
+echo "== systemd-analyze verify (the unit as the package installs it; its ExecStart and man page in the unpacked package)"
 mkdir -p "$work/verify"
 sed "s|^ExecStart=/usr/bin/$name|ExecStart=$unpacked/usr/bin/$name|" "$unpacked/lib/systemd/system/$name.service" \
   >"$work/verify/$name.service"

@@ -9,8 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <utility>
 
 #include "state/state_codec.hpp"
 
@@ -33,6 +32,63 @@ Result<bool> fsync_path(const std::string& path, int flags) {
   if (rc != 0) return make_error(errno_text("cannot fsync", path));
   return true;
 }
+
+// The temp file beside `path`, created here and nowhere else: O_EXCL makes open() fail on any name that
+// exists, a symbolic link included, so nothing planted in the directory is followed or written through. A
+// name taken (another writer's, one a crash left behind, or one planted) moves on to the next. Unlinked
+// on destruction unless renamed, so no failure leaves it behind.
+class TempFile {
+ public:
+  static Result<TempFile> create(const std::string& path, unsigned mode) {
+    const std::string stem = path + ".tmp." + std::to_string(::getpid()) + ".";
+    for (int n = 0; n < kMaxNames; ++n) {
+      std::string name = stem + std::to_string(n);
+      const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+      if (fd >= 0) return TempFile(std::move(name), fd);
+      if (errno != EEXIST) return make_error(errno_text("cannot create", name));
+    }
+    return make_error("cannot create a temp file beside " + path + ": " + stem + "0 to " +
+                      std::to_string(kMaxNames - 1) + " all exist");
+  }
+  TempFile(TempFile&& other) noexcept
+      : name_(std::move(other.name_)),
+        fd_(std::exchange(other.fd_, -1)),
+        linked_(std::exchange(other.linked_, false)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  TempFile& operator=(TempFile&&) = delete;
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (linked_) ::unlink(name_.c_str());
+  }
+
+  const std::string& name() const { return name_; }
+  int fd() const { return fd_; }
+  Result<bool> close() {
+    const int rc = ::close(std::exchange(fd_, -1));
+    if (rc != 0) return make_error(errno_text("cannot close", name_));
+    return true;
+  }
+  void renamed() { linked_ = false; }
+
+ private:
+  static constexpr int kMaxNames = 100;
+  TempFile(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  std::string name_;
+  int fd_ = -1;
+  bool linked_ = true;
+};
+
+Result<bool> write_all(int fd, std::string_view content, const std::string& name) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(errno_text("cannot write", name));
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
 }  // namespace
 
 Result<bool> write_file_atomically(const std::string& path, std::string_view content, unsigned mode) {
@@ -44,34 +100,16 @@ Result<bool> write_file_atomically(const std::string& path, std::string_view con
     if (ec) return make_error("cannot create directory " + dir.string() + ": " + ec.message());
     fs::permissions(dir, fs::perms::owner_all, ec);
   }
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return make_error(errno_text("cannot create", tmp));
-  ::fchmod(fd, mode);  // the umask must not widen or narrow what we asked for
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string msg = errno_text("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return make_error(msg);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    const std::string msg = errno_text("cannot fsync", tmp);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return make_error(msg);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string msg = errno_text("cannot rename " + tmp + " to", path);
-    ::unlink(tmp.c_str());
-    return make_error(msg);
-  }
+  auto tmp = TempFile::create(path, mode);
+  if (!tmp) return tmp.error();
+  // The umask must not widen or narrow what we asked for.
+  if (::fchmod(tmp->fd(), mode) != 0) return make_error(errno_text("cannot chmod", tmp->name()));
+  if (auto written = write_all(tmp->fd(), content, tmp->name()); !written) return written;
+  if (::fsync(tmp->fd()) != 0) return make_error(errno_text("cannot fsync", tmp->name()));
+  if (auto closed = tmp->close(); !closed) return closed;
+  if (::rename(tmp->name().c_str(), path.c_str()) != 0)
+    return make_error(errno_text("cannot rename " + tmp->name() + " to", path));
+  tmp->renamed();
   return fsync_path(dir.string(), O_RDONLY | O_DIRECTORY);
 }
 
@@ -81,13 +119,26 @@ Result<bool> StateStore::save(const AgentState& state) const {
 
 Result<LoadedState> StateStore::load(WallTime now, bool move_corrupt_aside) const {
   LoadedState out;
-  std::error_code ec;
-  if (!fs::exists(path_, ec) && !ec) return out;  // first start
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return make_error(errno_text("cannot read state file", path_));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  auto decoded = decode_state(buf.str());
+  // Never through a symbolic link: the agent writes a regular file only (check_state_location refuses a
+  // link at start; this keeps a link planted later from being read).
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return out;  // first start
+  if (fd < 0) return make_error(errno_text("cannot read state file", path_));
+  std::string text;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      auto error = make_error(errno_text("cannot read state file", path_));
+      ::close(fd);
+      return error;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  auto decoded = decode_state(text);
   if (decoded) {
     out.kind = LoadedState::Kind::loaded;
     out.state = std::move(decoded).value();

@@ -30,7 +30,9 @@ class StateStore {
   std::string path_;
 };
 
-// Writes `content` to `path` atomically and durably, creating the parent directory (0700) if needed.
+// Writes `content` to `path` atomically and durably, creating the parent directory (0700) if needed: a
+// temp file `<path>.tmp.<pid>.<n>` created exclusively (a name that exists, a symbolic link included, is
+// never opened), fsynced, renamed over `path`, then the directory fsynced. No failure leaves the temp file.
 Result<bool> write_file_atomically(const std::string& path, std::string_view content, unsigned mode);
 
 }  // namespace cla

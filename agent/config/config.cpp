@@ -9,7 +9,6 @@
 #include <boost/json/stream_parser.hpp>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -24,20 +23,9 @@ using namespace config_detail;
 
 constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
-// One line whatever the file name or keys hold: control characters are shown escaped.
 Error config_error(const std::string& file, const std::string& key_path, const std::string& what) {
-  const std::string raw = "config error: " + file + ": " + (key_path.empty() ? "-" : key_path) + ": " + what;
-  std::string line;
-  for (const char ch : raw) {
-    if (static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f) {
-      line += ch;
-      continue;
-    }
-    char escaped[8];
-    std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(ch));
-    line += escaped;
-  }
-  return make_error(line);
+  return make_error(
+      one_line("config error: " + file + ": " + (key_path.empty() ? "-" : key_path) + ": " + what));
 }
 
 // 1-based line and column (in characters, not bytes) of the byte at `offset`.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -31,6 +32,20 @@ std::string join(const std::vector<std::string_view>& items) {
 }
 
 }  // namespace
+
+std::string one_line(std::string_view text) {
+  std::string line;
+  for (const char ch : text) {
+    if (static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f) {
+      line += ch;
+      continue;
+    }
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(ch));
+    line += escaped;
+  }
+  return line;
+}
 
 std::string child_path(const std::string& parent, std::string_view key) {
   return parent.empty() ? std::string(key) : parent + "." + std::string(key);

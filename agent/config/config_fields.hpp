@@ -30,6 +30,8 @@ struct Field {
   ValueReader read;
 };
 
+// A message kept on one line whatever a file name or key holds: control characters shown escaped (\x0a).
+std::string one_line(std::string_view text);
 std::string child_path(const std::string& parent, std::string_view key);
 std::string describe(const boost::json::value& value);  // e.g. `string "abc"`, `integer 5`, `array`
 FieldError wrong_type(const std::string& path, std::string_view expected, const boost::json::value& got);

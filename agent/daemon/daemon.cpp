@@ -1,13 +1,17 @@
 // The shell's life: start-up, the IMDS poll loop, the core's wake-up timer, and a clean stop.
 #include "agent/daemon/daemon.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "agent/daemon/systemd_notify.hpp"
 #include "agent/http/http_endpoint.hpp"
+#include "agent/http/http_exposure.hpp"
 #include "agent/log.hpp"
 #include "state/state_codec.hpp"
+#include "state/state_location.hpp"
 
 namespace cla {
 
@@ -65,6 +69,12 @@ void Daemon::spawn(asio::awaitable<void> coroutine, const char* what) {
 }
 
 asio::awaitable<int> Daemon::run() {
+  // Before anything waits on IMDS: a state directory another user can write to is refused (SPEC 2.6).
+  if (auto place = check_state_location(store_.path(), ::geteuid()); !place) {
+    log_line(LogLevel::error, "state_file_unsafe",
+             {{"path", store_.path()}, {"error", place.error().message}});
+    co_return 1;
+  }
   if (!co_await resolve_identity()) co_return stopping_ ? 0 : 1;
 
   auto loaded = store_.load(WallClock::now(), !dry_run_);
@@ -117,6 +127,8 @@ asio::awaitable<int> Daemon::run() {
     const auto bound = http_->local_endpoint();
     log_line(LogLevel::info, "http_listening",
              {{"address", bound.address().to_string()}, {"port", bound.port()}});
+    if (auto exposed = exposure_warning(config_.http.listen, bound))
+      log_line(LogLevel::warning, "http_listen_exposed", std::move(*exposed));
   }
 
   systemd::ready();

@@ -1,4 +1,5 @@
-// The real agent binary: exit codes 0/1/2 with their messages, --check output, signals (stop, log reopen).
+// The real agent binary: exit codes 0/1/2 with their messages, --check output and warnings, refusals and
+// warnings at start (an unsafe state directory, an exposed HTTP endpoint), signals (stop, log reopen).
 #include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -84,6 +85,70 @@ BOOST_AUTO_TEST_CASE(check_prints_the_effective_config_as_json) {
   BOOST_TEST(effective.at("topology").at("consistency").as_string() == "LOCAL_QUORUM");  // default
   BOOST_TEST(effective.at("topology").at("schema_refresh_s").as_int64() == 300);         // default
   BOOST_TEST(!fs::exists(dir.path / "log"));  // --check does not start logging
+}
+
+BOOST_AUTO_TEST_CASE(check_warns_on_stderr_and_still_exits_0) {
+  AgentTempDir dir;
+  fs::create_directories(dir.path / "state");
+  fs::permissions(dir.path / "state", fs::perms::group_write, fs::perm_options::add);
+  const auto config =
+      write_agent_config(dir.path,
+                         {{"cassandra", {{"nodetool", {"nodetool", "-u", "cassandra", "-pw", "s3cret"}}}}})
+          .string();
+  auto run = run_agent({"--config", config, "--check"}, dir.path);
+  BOOST_TEST_REQUIRE((run.exit_code == 0), run.err);
+  BOOST_TEST(boost::json::parse(run.out).is_object());
+  const std::string nodetool =
+      "config warning: " + config + ": cassandra.nodetool[3]: \"-pw\" puts the JMX password";
+  BOOST_TEST(run.err.rfind(nodetool, 0) == 0, run.err);
+  const std::string state = "\nconfig warning: " + config + ": state_file: state directory " +
+                            (dir.path / "state").string() + " is writable by its group";
+  BOOST_TEST(run.err.find(state) != std::string::npos, run.err);
+  BOOST_TEST(run.err.find("s3cret") == std::string::npos, "the password is never printed");
+}
+
+BOOST_AUTO_TEST_CASE(a_state_directory_others_can_write_stops_the_start) {
+  AgentTempDir dir;
+  fs::create_directories(dir.path / "state");
+  fs::permissions(dir.path / "state", fs::perms::others_write, fs::perm_options::add);
+  auto run = run_agent({"--config", write_agent_config(dir.path).string()}, dir.path);
+  BOOST_TEST((run.exit_code == 1));
+  const auto lines = read_json_lines(dir.path / "log" / "agent.jsonl");
+  const auto unsafe = std::find_if(lines.begin(), lines.end(), [](const auto& line) {
+    return line.at("msg").as_string() == "state_file_unsafe";
+  });
+  BOOST_REQUIRE(unsafe != lines.end());
+  const std::string error(unsafe->at("error").as_string());
+  BOOST_TEST(
+      error.rfind("state directory " + (dir.path / "state").string() + " is writable by others", 0) == 0,
+      error);
+  BOOST_TEST(!fs::exists(dir.path / "state" / "state.json"));
+}
+
+// 0.0.0.0 port 0: every local address, a free port; nothing is sent anywhere.
+BOOST_AUTO_TEST_CASE(a_listen_address_beyond_loopback_is_logged_as_exposed) {
+  for (const char* listen : {"0.0.0.0:0", "127.0.0.1:0"}) {
+    AgentTempDir dir;
+    const auto log = dir.path / "log" / "agent.jsonl";
+    AgentProcess agent({"--config", write_agent_config(dir.path, {{"http", {{"listen", listen}}}}).string()},
+                       dir.path);
+    BOOST_TEST_REQUIRE(wait_for_log_msg(log, "http_listening", kMargin), "stderr: " << agent.err());
+    agent.send_signal(SIGTERM);
+    BOOST_TEST((agent.wait_for_exit(kMargin) == 0));
+    const auto lines = read_json_lines(log);
+    const auto exposed = std::find_if(lines.begin(), lines.end(), [](const auto& line) {
+      return line.at("msg").as_string() == "http_listen_exposed";
+    });
+    if (std::string(listen) == "127.0.0.1:0") {
+      BOOST_TEST((exposed == lines.end()), "loopback logs nothing new");
+      continue;
+    }
+    BOOST_REQUIRE(exposed != lines.end());
+    BOOST_TEST(exposed->at("level").as_string() == "warning");
+    BOOST_TEST(exposed->at("listen").as_string() == listen);
+    BOOST_TEST(std::string(exposed->at("serves").as_string()).find("/state") != std::string::npos);
+    BOOST_TEST(exposed->contains("hint"));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_log_file_that_cannot_be_created_exits_1) {

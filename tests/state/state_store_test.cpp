@@ -1,13 +1,18 @@
-// The state file: codec round trip, atomic write with mode 0600, corrupt files kept aside, missing = first
-// start.
+// The state file: codec round trip, atomic write with mode 0600 through a temp file that no planted link can
+// redirect, corrupt files kept aside, missing = first start.
 #include "state/state_store.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "core_harness.hpp"
 #include "state/state_codec.hpp"
@@ -23,6 +28,18 @@ struct TempDir {
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
 };
+
+std::string read_all(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 AgentState sample_state() {
   Core core = started_core();
@@ -70,7 +87,8 @@ BOOST_AUTO_TEST_CASE(save_is_atomic_with_mode_0600_and_loads_back) {
   struct stat st {};
   BOOST_REQUIRE(::stat(path.c_str(), &st) == 0);
   BOOST_TEST((st.st_mode & 0777) == 0600u);
-  BOOST_TEST(!fs::exists(path + ".tmp"));
+  BOOST_TEST(entries(fs::path(path).parent_path()) == std::vector<std::string>{"state.json"},
+             "no temp file left");
   auto loaded = store.load(T0, true);
   BOOST_REQUIRE(loaded.ok());
   BOOST_TEST((loaded->kind == LoadedState::Kind::loaded));
@@ -99,6 +117,51 @@ BOOST_AUTO_TEST_CASE(dry_run_leaves_a_corrupt_file_in_place) {
   BOOST_REQUIRE(loaded.ok());
   BOOST_TEST((loaded->kind == LoadedState::Kind::corrupt));
   BOOST_TEST(fs::exists(path));
+}
+
+// Links planted where a temp file could go (the old fixed name, and the first names of this process's
+// sequence) are neither followed nor removed: the write goes to the next free name.
+BOOST_AUTO_TEST_CASE(links_at_temp_names_are_never_followed) {
+  TempDir dir;
+  const std::string path = (dir.path / "state.json").string();
+  const fs::path victim = dir.path / "victim";
+  std::ofstream(victim) << "keep";
+  std::vector<std::string> planted{path + ".tmp"};
+  for (int n = 0; n < 5; ++n)
+    planted.push_back(path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
+  for (const auto& name : planted) fs::create_symlink(victim, name);
+
+  BOOST_REQUIRE(StateStore(path).save(sample_state()).ok());
+  BOOST_TEST(read_all(victim) == "keep");
+  for (const auto& name : planted) BOOST_TEST(fs::is_symlink(name), name);
+  BOOST_TEST(!fs::is_symlink(path));
+  auto loaded = StateStore(path).load(T0, true);
+  BOOST_REQUIRE(loaded.ok());
+  BOOST_TEST((loaded->kind == LoadedState::Kind::loaded));
+  BOOST_TEST(entries(dir.path).size() == planted.size() + 2, "no temp file left");
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_rename_leaves_no_temp_file) {
+  TempDir dir;
+  const fs::path path = dir.path / "state.json";
+  fs::create_directories(path / "in-the-way");  // rename(2) cannot replace a non-empty directory
+  auto r = write_file_atomically(path.string(), "x", 0600);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.error().message.find("cannot rename " + path.string() + ".tmp.") == 0, r.error().message);
+  BOOST_TEST(entries(dir.path) == std::vector<std::string>{"state.json"});
+}
+
+BOOST_AUTO_TEST_CASE(a_linked_state_file_is_not_read) {
+  TempDir dir;
+  const fs::path real = dir.path / "elsewhere.json";
+  BOOST_REQUIRE(
+      write_file_atomically(real.string(), boost::json::serialize(encode_state(sample_state())), 0600));
+  const fs::path path = dir.path / "state.json";
+  fs::create_symlink(real, path);
+  auto loaded = StateStore(path.string()).load(T0, true);
+  BOOST_REQUIRE(!loaded.ok());
+  BOOST_TEST(loaded.error().message.find("cannot read state file " + path.string()) == 0,
+             loaded.error().message);
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_directory_is_an_error_not_a_crash) {
