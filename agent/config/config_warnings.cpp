@@ -1,9 +1,11 @@
 // --check's warnings: nodetool's password options in cassandra.nodetool, and an unsafe state location.
 #include "agent/config/config_warnings.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <string_view>
 
 #include "agent/config/config_fields.hpp"
+#include "imds/endpoint.hpp"
 #include "state/state_location.hpp"
 
 namespace cla {
@@ -18,6 +20,14 @@ std::optional<std::string> password_option(std::string_view arg) {
       return std::string(option) + "=...";
   }
   return std::nullopt;
+}
+
+// A host whose traffic never leaves this machine.
+bool loopback_host(const std::string& host) {
+  if (host == "localhost") return true;
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
 }
 
 }  // namespace
@@ -36,6 +46,16 @@ std::vector<ConfigWarning> config_warnings(const Config& config) {
              "\"-u\", \"USER\", \"-pwf\", \"FILE\" (--password-file) instead, FILE holding the line "
              "\"USER PASSWORD\" (the format of Cassandra's jmxremote.password), readable by the "
              "agent's user alone (mode 0400 or 0600)"});
+  }
+  const auto& coordination = config.coordination;
+  for (std::size_t i = 0; i < coordination.etcd_endpoints.size() && !coordination.username.empty(); ++i) {
+    const auto endpoint = parse_etcd_endpoint(coordination.etcd_endpoints[i]);
+    if (!endpoint || endpoint->tls || loopback_host(endpoint->host)) continue;
+    out.push_back(
+        {"coordination.etcd_endpoints[" + std::to_string(i) + "]",
+         "is http:// with coordination.username: the password and etcd's token cross the network in "
+         "clear, and the agent cannot tell etcd from an impostor; use https:// with "
+         "coordination.tls"});
   }
   if (auto place = check_state_location(config.state_file, std::nullopt); !place)
     out.push_back({"state_file", place.error().message + "; the agent refuses to start with it"});

@@ -16,7 +16,8 @@ struct ConfigWarning {
 
 // The JMX password on nodetool's command line (`-pw`/`--password`, with its value apart or after `=`), and a
 // state directory or state file the daemon would refuse (check_state_location, its owner left to the start:
-// --check may run as another user than the agent). Reads the state directory's metadata.
+// --check may run as another user than the agent), and etcd password auth over a plain http:// endpoint that
+// is not loopback. Reads the state directory's metadata.
 std::vector<ConfigWarning> config_warnings(const Config& config);
 
 // `config warning: <file>: <key.path>: <what>`, on one line.

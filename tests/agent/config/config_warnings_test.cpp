@@ -88,6 +88,23 @@ BOOST_AUTO_TEST_CASE(a_state_directory_others_can_write_warns_at_state_file) {
   BOOST_TEST(warnings[0].what.find("; the agent refuses to start with it") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(etcd_password_auth_over_plain_http_warns_unless_the_endpoint_is_loopback) {
+  PrivateDir dir;
+  auto config = with_nodetool(dir, {"nodetool"});
+  config.coordination.etcd_endpoints = {"http://127.0.0.1:2379", "http://10.0.0.5:2379",
+                                        "http://localhost:2379", "http://etcd-1.example:2379"};
+  config.coordination.cluster = "c1";
+  BOOST_TEST(cla::config_warnings(config).empty());  // no password: nothing secret goes out
+  config.coordination.username = "agent";
+  const auto warnings = cla::config_warnings(config);
+  BOOST_TEST(paths(warnings) == (std::vector<std::string>{"coordination.etcd_endpoints[1]",
+                                                          "coordination.etcd_endpoints[3]"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(warnings.at(0).what.find("use https:// with coordination.tls") != std::string::npos);
+  config.coordination.etcd_endpoints = {"https://10.0.0.5:2379"};
+  BOOST_TEST(cla::config_warnings(config).empty());
+}
+
 BOOST_AUTO_TEST_CASE(a_warning_is_one_line_naming_the_file_and_key) {
   BOOST_TEST(cla::format_config_warning("/etc/a\nb.json", {"cassandra.nodetool[2]", "\"-pw\" ..."}) ==
              "config warning: /etc/a\\x0ab.json: cassandra.nodetool[2]: \"-pw\" ...");
