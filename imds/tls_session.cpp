@@ -4,21 +4,17 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/address.hpp>
-#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
-#include <cerrno>
-#include <cstring>
 
-#include "imds/secret_file.hpp"
+#include "imds/tls_context.hpp"
 
 namespace cla {
 namespace {
@@ -28,52 +24,6 @@ namespace ssl = asio::ssl;
 using boost::system::error_code;
 
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
-
-TlsFailure files_failure(std::string detail) {
-  return {"files", std::move(detail)};
-}
-
-constexpr off_t kMaxPemBytes = 1 << 20;
-
-// `what` (e.g. "ca_file") at `path`: a readable regular file of PEM size? Why not, with the errno text
-// (OpenSSL's own reads say only "system library"); a device or a FIFO would never end.
-std::optional<TlsFailure> unusable(std::string_view what, const std::string& path) {
-  const std::string where = std::string(what) + " " + path + ": ";
-  struct stat st {};
-  if (::access(path.c_str(), R_OK) != 0 || ::stat(path.c_str(), &st) != 0)
-    return files_failure(where + "cannot read: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return files_failure(where + "is not a regular file");
-  if (st.st_size > kMaxPemBytes) return files_failure(where + "is larger than 1 MiB; is it the right file?");
-  return std::nullopt;
-}
-
-// A client context from the files as they are now.
-Result<ssl::context, TlsFailure> make_context(const TlsSettings& s) {
-  ssl::context ctx(ssl::context::tls_client);
-  SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
-  ctx.set_verify_mode(ssl::verify_peer);
-  error_code ec;
-  if (auto f = unusable("ca_file", s.ca_file)) return *f;
-  ctx.load_verify_file(s.ca_file, ec);
-  if (ec)
-    return files_failure("ca_file " + s.ca_file + ": not a PEM certificate file (" + ec.message() + ")");
-  if (s.cert_file.empty()) return ctx;
-  if (auto f = unusable("cert_file", s.cert_file)) return *f;
-  if (auto secret = check_secret_file(s.key_file); !secret)
-    return files_failure("key_file " + secret.error().message);
-  // The key before the certificate: OpenSSL then keeps a certificate that does not match it and the check
-  // below names the pair, rather than failing the key's load with "key values mismatch".
-  ctx.use_private_key_file(s.key_file, ssl::context::pem, ec);
-  if (ec) return files_failure("key_file " + s.key_file + ": not a PEM private key (" + ec.message() + ")");
-  ctx.use_certificate_chain_file(s.cert_file, ec);
-  if (ec)
-    return files_failure("cert_file " + s.cert_file + ": not a PEM certificate file (" + ec.message() + ")");
-  if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {
-    ERR_clear_error();
-    return files_failure("key_file " + s.key_file + " is not the key of cert_file " + s.cert_file);
-  }
-  return ctx;
-}
 
 bool unknown_issuer(long verify) {
   switch (verify) {
@@ -91,12 +41,6 @@ bool unknown_issuer(long verify) {
 
 }  // namespace
 
-std::optional<TlsFailure> check_tls_files(const TlsSettings& settings) {
-  auto context = make_context(settings);
-  if (!context) return context.error();
-  return std::nullopt;
-}
-
 struct TlsSession::Impl {
   Impl(ssl::context c, asio::ip::tcp::socket& socket, TlsSettings s, std::string n)
       : context(std::move(c)), stream(socket, context), settings(std::move(s)), name(std::move(n)) {}
@@ -113,7 +57,7 @@ TlsSession::~TlsSession() = default;
 Result<std::unique_ptr<TlsSession>, TlsFailure> TlsSession::open(asio::ip::tcp::socket& socket,
                                                                  const TlsSettings& settings,
                                                                  const std::string& host) {
-  auto context = make_context(settings);
+  auto context = make_tls_context(settings);
   if (!context) return context.error();
   const std::string name = settings.server_name.empty() ? host : settings.server_name;
   auto impl = std::make_unique<Impl>(std::move(context.value()), socket, settings, name);

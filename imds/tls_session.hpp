@@ -18,10 +18,6 @@
 
 namespace cla {
 
-// Whether the files load as a connection loads them (readable, PEM, the key matching the certificate and
-// readable by no other user): nullopt, or why not (reason "files", the detail naming the key and the file).
-std::optional<TlsFailure> check_tls_files(const TlsSettings& settings);
-
 class TlsSession {
  public:
   // A client session over `socket` (connected, and outliving the session). The files are read now, at each

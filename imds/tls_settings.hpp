@@ -2,6 +2,7 @@
 // failed in TLS.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace cla {
@@ -27,5 +28,9 @@ struct TlsFailure {
   std::string reason;
   std::string detail;
 };
+
+// Whether the files load as a connection loads them (readable, PEM, the key matching the certificate and
+// readable by no other user): nullopt, or why not (reason "files", the detail naming the key and the file).
+std::optional<TlsFailure> check_tls_files(const TlsSettings& settings);
 
 }  // namespace cla

@@ -7,7 +7,7 @@
 #include "agent/config/config_validation.hpp"
 #include "imds/endpoint.hpp"
 #include "imds/secret_file.hpp"
-#include "imds/tls_session.hpp"
+#include "imds/tls_settings.hpp"
 
 namespace cla {
 namespace {
