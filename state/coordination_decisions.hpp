@@ -27,8 +27,20 @@ struct MemberRecord {
   std::string datacenter, rack, host_id;
   MemberPhase phase = MemberPhase::serving;
   std::vector<std::string> events;  // upper-case EventIds the node is drained (or draining) for
-  WallTime since{};                 // when the agent registered
+  // Upper-case EventIds this agent approved that are still in its document: an approval does not show in the
+  // other VMs' documents while the event stays Scheduled (SPEC 9). Absent in older agents' keys: empty.
+  std::vector<std::string> approved;
+  WallTime since{};  // when the agent registered
   bool operator==(const MemberRecord&) const = default;
+};
+
+// <prefix>/known/<vm>: no lease, so it outlives the agent: which node a VM of this cluster runs, for every
+// agent to map a VM named in an event to its node (SPEC 9), also when that VM's agent is gone.
+struct KnownRecord {
+  std::string vm;
+  int fault_domain = -1;
+  std::string datacenter, rack, address, host_id;
+  bool operator==(const KnownRecord&) const = default;
 };
 
 // <prefix>/drains/<vm>: no lease; written in the admitting transaction, removed after restore_completed.
@@ -43,7 +55,9 @@ struct DrainRecord {
 
 boost::json::object to_json(const MemberRecord& member);
 boost::json::object to_json(const DrainRecord& record);
+boost::json::object to_json(const KnownRecord& record);
 Result<MemberRecord> member_from_json(std::string_view text);
+Result<KnownRecord> known_record_from_json(std::string_view text);
 Result<DrainRecord> drain_record_from_json(std::string_view text);
 
 // Racks that may be out at once while a quorum of RF replicas stays up: RF - (RF/2 + 1).

@@ -1,4 +1,5 @@
-// The JSON of coordinated mode's etcd values (SPEC 9): member keys and drain records. Times as Unix ms.
+// The JSON of coordinated mode's etcd values (SPEC 9): member keys, drain records and known VMs. Times as
+// Unix ms.
 #include <boost/json.hpp>
 
 #include "state/coordination_decisions.hpp"
@@ -33,6 +34,10 @@ struct Reader {
     if (v && v->is_int64()) return v->get_int64();
     if (missing.empty()) missing = key;
     return 0;
+  }
+  // A list that older writers leave out: absent is empty; present, it must be a list of strings.
+  std::vector<std::string> optional_list(const char* key) {
+    return o.contains(key) ? list(key) : std::vector<std::string>{};
   }
   std::vector<std::string> list(const char* key) {
     std::vector<std::string> out;
@@ -93,7 +98,28 @@ json::object to_json(const MemberRecord& m) {
           {"host_id", m.host_id},
           {"phase", to_string(m.phase)},
           {"events", strings(m.events)},
+          {"approved", strings(m.approved)},
           {"since_ms", unix_ms(m.since)}};
+}
+
+json::object to_json(const KnownRecord& r) {
+  return {{"vm", r.vm},     {"fault_domain", r.fault_domain}, {"datacenter", r.datacenter},
+          {"rack", r.rack}, {"address", r.address},           {"host_id", r.host_id}};
+}
+
+Result<KnownRecord> known_record_from_json(std::string_view text) {
+  auto object = parse_object(text, "known record");
+  if (!object) return object.error();
+  Reader in{*object, {}};
+  KnownRecord r;
+  r.vm = in.str("vm");
+  r.fault_domain = static_cast<int>(in.num("fault_domain"));
+  r.datacenter = in.str("datacenter");
+  r.rack = in.str("rack");
+  r.address = in.str("address");
+  r.host_id = in.str("host_id");
+  if (!in.missing.empty()) return make_error("known record: field " + in.missing + " missing or mistyped");
+  return r;
 }
 
 json::object to_json(const DrainRecord& r) {
@@ -113,6 +139,7 @@ Result<MemberRecord> member_from_json(std::string_view text) {
   m.host_id = in.str("host_id");
   const std::string phase = in.str("phase");
   m.events = in.list("events");
+  m.approved = in.optional_list("approved");
   m.since = WallTime{} + std::chrono::milliseconds(in.num("since_ms"));
   if (!in.missing.empty()) return make_error("member key: field " + in.missing + " missing or mistyped");
   const auto parsed = member_phase_from(phase);

@@ -48,6 +48,8 @@ class Core {
   // What this agent's member key says (SPEC 9): its phase and the upper-case EventIds it is drained for.
   MemberPhase member_phase() const;
   std::vector<std::string> member_events() const;
+  // Upper-case EventIds this agent approved that it still holds (SPEC 9: its member key lists them).
+  std::vector<std::string> member_approved() const;
   // The correlation fields of SPEC 2.4 (event_id, event_type, ..., document_incarnation) for an event.
   boost::json::object event_fields(const ScheduledEvent& event) const;
 

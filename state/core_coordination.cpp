@@ -155,4 +155,11 @@ std::vector<std::string> Core::member_events() const {
   return {state_.node.drained_for.begin(), state_.node.drained_for.end()};
 }
 
+std::vector<std::string> Core::member_approved() const {
+  std::vector<std::string> out;
+  for (const auto& [id, rec] : state_.events)
+    if (rec.approved) out.push_back(id);
+  return out;
+}
+
 }  // namespace cla

@@ -57,6 +57,12 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
         snap.members.push_back(std::move(*m));
       else
         ++snap.undecodable;
+    } else if (kv.key.rfind(keys.known(), 0) == 0) {
+      auto k = known_record_from_json(kv.value);
+      if (k)
+        snap.known.push_back(std::move(*k));
+      else
+        ++snap.undecodable;
     } else if (kv.key.rfind(keys.drains(), 0) == 0) {
       auto r = drain_record_from_json(kv.value);
       if (!r) {
@@ -112,27 +118,51 @@ void Coordinator::start() {
 }
 
 void Coordinator::set_identity(const std::string& datacenter, const std::string& rack,
-                               const std::string& host_id) {
-  if (self_.datacenter == datacenter && self_.rack == rack && self_.host_id == host_id) return;
+                               const std::string& host_id, const std::string& address) {
+  if (self_.datacenter == datacenter && self_.rack == rack && self_.host_id == host_id && address_ == address)
+    return;
   self_.datacenter = datacenter;
   self_.rack = rack;
   self_.host_id = host_id;
+  address_ = address;
   member_dirty_ = true;
+  known_dirty_ = !host_id.empty();
   if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
 }
 
-void Coordinator::set_member(MemberPhase phase, std::vector<std::string> events) {
-  if (self_.phase == phase && self_.events == events) return;
+void Coordinator::set_member(MemberPhase phase, std::vector<std::string> events,
+                             std::vector<std::string> approved) {
+  if (self_.phase == phase && self_.events == events && self_.approved == approved) return;
   self_.phase = phase;
   self_.events = std::move(events);
+  self_.approved = std::move(approved);
   member_dirty_ = true;
   if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
 }
 
-// One writer: the latest member value is put under the current lease; failures are retried every second.
+asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read() {
+  co_return co_await read_snapshot(*client_, keys_);
+}
+
+// One writer: the latest member value is put under the current lease, and known/<vm> (no lease) when the
+// identity changed; failures are retried every second.
 asio::awaitable<void> Coordinator::write_member() {
   member_writing_ = true;
-  while (member_dirty_ && !stopped_) {
+  while ((member_dirty_ || known_dirty_) && !stopped_) {
+    if (known_dirty_) {
+      known_dirty_ = false;
+      const KnownRecord known{self_.vm,   self_.fault_domain, self_.datacenter,
+                              self_.rack, address_,           self_.host_id};
+      auto put =
+          co_await client_->put(EtcdPut(keys_.known(self_.vm), boost::json::serialize(to_json(known))));
+      if (!put) {
+        known_dirty_ = true;
+        log_line(LogLevel::debug, "coordination_known_write_failed", {{"detail", describe(put.error())}});
+        co_await sleep_for(ex_, 1s);
+        continue;
+      }
+    }
+    if (!member_dirty_) continue;
     const std::int64_t lease = keeper_->lease();
     if (lease == 0) break;  // the next grant writes it
     member_dirty_ = false;

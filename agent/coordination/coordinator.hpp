@@ -30,6 +30,8 @@ struct CoordinationKeys {
   std::string prefix;
   std::string members() const { return prefix + "members/"; }
   std::string drains() const { return prefix + "drains/"; }
+  std::string known() const { return prefix + "known/"; }
+  std::string known(const std::string& vm) const { return known() + vm; }
   std::string member(const std::string& vm) const { return members() + vm; }
   std::string drain(const std::string& vm) const { return drains() + vm; }
 };
@@ -39,6 +41,7 @@ CoordinationKeys coordination_keys(const std::string& cluster);
 struct CoordinationSnapshot {
   std::vector<MemberRecord> members;
   std::vector<DrainRecord> drains;
+  std::vector<KnownRecord> known;
   std::int64_t revision = 0;
   int undecodable = 0;
 };
@@ -51,10 +54,13 @@ class Coordinator {
               int replication_factor, MemberRecord self);
 
   void start();  // the lease keeper; the member key is put at each grant
-  // The member key's phase and events; written (in the background) when they change.
-  void set_member(MemberPhase phase, std::vector<std::string> events);
-  // The node's DC, rack and host id, as nodetool info reports them.
-  void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id);
+  // The member key's phase, events and approvals; written (in the background) when they change.
+  void set_member(MemberPhase phase, std::vector<std::string> events, std::vector<std::string> approved);
+  // The node's DC, rack, host id and address, as nodetool reports them: the member key and known/<vm>.
+  void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id,
+                    const std::string& address);
+  // Everything under the cluster's prefix (members, drains, known VMs), read now.
+  boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read();
 
   // Records this node's drain: when `exact` (the replication verdict with the recorded drains' nodes
   // unavailable) admits it, or within the rack budget when it cannot judge (stale records deleted in the same
@@ -80,10 +86,12 @@ class Coordinator {
   CoordinationKeys keys_;
   int replication_factor_;
   MemberRecord self_;
+  std::string address_;                       // the node's, for known/<vm>
   std::unique_ptr<EtcdClient> client_;        // admission, reads, member writes
   std::unique_ptr<EtcdClient> lease_client_;  // keepalives never queue behind a transaction
   std::unique_ptr<EtcdLeaseKeeper> keeper_;
   bool member_dirty_ = false;
+  bool known_dirty_ = false;  // known/<vm> needs writing (no lease: once per identity)
   bool member_writing_ = false;
   bool stopped_ = false;
 };

@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -23,6 +24,7 @@
 #include "cassandra/status_parser.hpp"
 #include "imds/imds_client.hpp"
 #include "state/core.hpp"
+#include "state/neighbour_impacts.hpp"
 #include "state/state_store.hpp"
 
 namespace cla {
@@ -94,6 +96,14 @@ class Daemon {
   void maybe_refresh_schema(const char* why);
   boost::asio::awaitable<void> schema_for_check();
   ExactAdmissionCheck exact_admission() const;
+  // daemon_neighbours.cpp: other VMs of the set whose maintenance began (SPEC 3.4, 9), coordinated only.
+  void observe_neighbours(const std::vector<ScheduledEvent>& events);
+  boost::asio::awaitable<void> refresh_fleet_view();
+  // The impacted neighbours' nodes in `status` (after releasing those a status taken at `taken_at` shows UN
+  // again): address, and the impact.
+  std::vector<std::pair<std::string, NeighbourImpact>> impacted_nodes(const ClusterStatus& status,
+                                                                      SteadyTime taken_at);
+  std::set<std::string> impacted_host_ids() const;
   // coordinated mode (daemon_coordination.cpp)
   bool start_coordination(CorePolicy& policy);
   boost::asio::awaitable<void> read_identity();
@@ -139,7 +149,12 @@ class Daemon {
   bool startup_abandoned_ = false;
   std::unique_ptr<Coordinator> coordinator_;
   std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
-  std::string own_host_id_;            // from nodetool info once; forgotten when Cassandra is restarted
+  NeighbourImpacts neighbours_;
+  std::vector<ScheduledEvent> last_events_;         // the last document's (every VM's), for neighbours_
+  std::set<std::string> approved_by_members_;       // upper-case EventIds the member keys list as approved
+  std::map<std::string, std::string> host_by_vm_;   // upper-case VM -> host id (member keys, known/<vm>)
+  std::set<std::string> neighbour_unknown_logged_;  // "VM EVENTID" whose node no record names
+  std::string own_host_id_;  // from nodetool info once; forgotten when Cassandra is restarted
   // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
   // was attempted, and the last check's view of the cluster (admission judges by it).
   std::shared_ptr<const ReplicationSnapshot> snapshot_;

@@ -51,14 +51,18 @@ asio::awaitable<void> Daemon::read_identity() {
     co_return;
   }
   own_host_id_ = self->host_id;  // the gate's first check needs no info of its own
-  coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
+  coordinator_->set_identity(self->datacenter, self->rack, self->host_id, "");  // the gate adds the address
 }
 
 asio::awaitable<void> Daemon::admit(Admit a) {
   const std::uint64_t generation = reads_generation_;
   AdmissionOutcome outcome{CoordinationResult::unavailable, "coordination is off", {}};
-  if (coordinator_)
-    outcome = co_await coordinator_->admit(a.event_id, a.forced, up_host_ids_, exact_admission());
+  if (coordinator_) {
+    // A neighbour whose maintenance began is not up, whatever gossip shows (SPEC 9): no stale-record credit.
+    std::set<std::string> up = up_host_ids_;
+    for (const auto& host_id : impacted_host_ids()) up.erase(host_id);
+    outcome = co_await coordinator_->admit(a.event_id, a.forced, std::move(up), exact_admission());
+  }
   if (stopping_) co_return;
   const bool abandoned = a.awaited && abandoned_since(generation);
   log_line(LogLevel::info, "drain_admission",
@@ -86,7 +90,8 @@ asio::awaitable<void> Daemon::check_shared(std::string event_id) {
 }
 
 void Daemon::sync_member() {
-  if (coordinator_ && core_) coordinator_->set_member(core_->member_phase(), core_->member_events());
+  if (coordinator_ && core_)
+    coordinator_->set_member(core_->member_phase(), core_->member_events(), core_->member_approved());
 }
 
 void Daemon::finish(std::chrono::milliseconds limit) {

@@ -33,6 +33,20 @@ std::string unusable(const CommandOutcome& out, const char* subcommand, const ch
 
 constexpr const char* kFailClosed = " (fail closed)";
 
+// unsafe_to_drain's `down` names each impacted neighbour's VM and why beside its address (SPEC 9), e.g.
+// "127.0.1.2 (vm1: event 6F1C... Started)".
+void name_neighbours(SafetyResult& result,
+                     const std::vector<std::pair<std::string, NeighbourImpact>>& neighbours) {
+  auto* down = result.fields.if_contains("down");
+  if (!down || !down->is_array() || neighbours.empty()) return;
+  for (auto& entry : down->get_array()) {
+    if (!entry.is_string()) continue;
+    for (const auto& [address, impact] : neighbours)
+      if (entry.get_string() == address)
+        entry = address + " (" + impact.vm + ": event " + impact.event_id + " " + impact.why + ")";
+  }
+}
+
 }  // namespace
 
 // `status` at every check; `info` beside the first one only (the host id does not change while Cassandra
@@ -65,7 +79,9 @@ asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
   up_host_ids_.clear();
   for (const auto& row : cluster->rows)
     if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
-  if (coordinator_) coordinator_->set_identity(self->datacenter, self->rack, self->host_id);
+  if (coordinator_)
+    coordinator_->set_identity(self->datacenter, self->rack, self->host_id,
+                               address_of_host_id(*cluster, self->host_id));
   ClusterView view{std::move(*cluster), *self, ""};
   view.address = address_of_host_id(view.status, self->host_id);
   last_view_ = view;
@@ -79,6 +95,8 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   co_await schema_for_check();
   // Given up while it waited for the refresh: no new nodetool run for an answer nobody waits for.
   if (abandoned_since(generation)) co_return SafetyResult{false, "abandoned", {}, {}};
+  co_await refresh_fleet_view();
+  const SteadyTime status_taken_at = std::chrono::steady_clock::now();
   auto view = co_await read_cluster_view();
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
@@ -89,13 +107,13 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
               {"configured_rack", configured},
               {"cassandra_rack", view->self.rack},
               {"note", "the gate uses the rack nodetool reports"}});
-  const GateDecision d = decide_gate({view->status,
-                                      view->self,
-                                      view->address,
-                                      snapshot_.get(),
-                                      config_.topology.consistency,
-                                      config_.topology.replication_factor,
-                                      {}});
+  const auto neighbours = impacted_nodes(view->status, status_taken_at);
+  std::vector<std::string> unavailable;
+  for (const auto& [address, impact] : neighbours) unavailable.push_back(address);
+  GateDecision d =
+      decide_gate({view->status, view->self, view->address, snapshot_.get(), config_.topology.consistency,
+                   config_.topology.replication_factor, std::move(unavailable)});
+  name_neighbours(d.result, neighbours);
   if (d.result.safe && d.verdict)
     log_line(LogLevel::debug, "safe_to_drain",
              {{"consistency", to_string(config_.topology.consistency)},
@@ -192,14 +210,16 @@ asio::awaitable<void> Daemon::schema_for_check() {
 // unavailable; nullopt (the rack count) without a schema, or with a record that names no host.
 ExactAdmissionCheck Daemon::exact_admission() const {
   if (!snapshot_ || !last_view_) return {};
+  // Neighbours whose maintenance began count as the recorded drains do (SPEC 9).
   return [snapshot = snapshot_, view = *last_view_, consistency = config_.topology.consistency,
-          rf = config_.topology.replication_factor](
+          rf = config_.topology.replication_factor, neighbours = impacted_host_ids()](
              const std::vector<DrainRecord>& counted) -> std::optional<ExactAdmission> {
     std::vector<std::string> host_ids;
     for (const auto& record : counted) {
       if (record.host_id.empty()) return std::nullopt;
       host_ids.push_back(record.host_id);
     }
+    host_ids.insert(host_ids.end(), neighbours.begin(), neighbours.end());
     const GateDecision d = decide_gate({view.status, view.self, view.address, snapshot.get(), consistency, rf,
                                         addresses_of_host_ids(view.status, host_ids)});
     return ExactAdmission{d.result.safe, d.result.reason};

@@ -187,6 +187,14 @@ void CoordinatedFleet::kill(int vm) {
   BOOST_REQUIRE(agent->wait_for_exit(kMargin).has_value());
 }
 
+void CoordinatedFleet::freeze(int vm) {
+  agents_.at(static_cast<std::size_t>(vm))->send_signal(SIGSTOP);
+}
+
+void CoordinatedFleet::thaw(int vm) {
+  agents_.at(static_cast<std::size_t>(vm))->send_signal(SIGCONT);
+}
+
 int CoordinatedFleet::stop(int vm) {
   auto& agent = agents_.at(static_cast<std::size_t>(vm));
   agent->send_signal(SIGTERM);

@@ -87,6 +87,9 @@ class CoordinatedFleet {
   void start(int vm);
   void start_all();
   void kill(int vm);  // SIGKILL
+  // SIGSTOP / SIGCONT: the agent of a VM whose Freeze has begun (the whole VM pauses, the agent with it).
+  void freeze(int vm);
+  void thaw(int vm);
   // nodetool-sim SUBCOMMAND on vm's node (e.g. "info"): its stdout.
   std::string sim_out(int vm, const std::string& subcommand) const;
   int stop(int vm);  // SIGTERM; the exit code

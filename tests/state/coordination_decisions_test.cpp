@@ -176,6 +176,7 @@ BOOST_AUTO_TEST_CASE(records_round_trip_through_json_and_bad_values_are_refused)
   m.fault_domain = 2;
   m.rack = "rack3";
   m.since = cla::WallTime{} + std::chrono::milliseconds(1700000000123);
+  m.approved = {"EV-0"};
   const auto back = cla::member_from_json(boost::json::serialize(cla::to_json(m)));
   BOOST_TEST_REQUIRE(back.ok(), (back.ok() ? "" : back.error().message));
   BOOST_TEST((*back == m));
@@ -189,6 +190,16 @@ BOOST_AUTO_TEST_CASE(records_round_trip_through_json_and_bad_values_are_refused)
       R"({"vm":"a","fault_domain":0,"datacenter":"","rack":"","host_id":"","phase":"x","events":[],"since_ms":0})");
   BOOST_TEST(!bad_phase.ok());
   BOOST_TEST(!cla::drain_record_from_json(R"({"vm":"a","events":[1]})").ok());
+  // A member key of an agent from before `approved`: no approvals.
+  const auto older = cla::member_from_json(
+      R"({"vm":"a","fault_domain":0,"datacenter":"","rack":"","host_id":"","phase":"serving","events":[],"since_ms":0})");
+  BOOST_TEST_REQUIRE(older.ok());
+  BOOST_TEST(older->approved.empty());
+  const cla::KnownRecord k{"vm7", 1, "dc1", "rack2", "10.0.0.7", "h7"};
+  const auto kback = cla::known_record_from_json(boost::json::serialize(cla::to_json(k)));
+  BOOST_TEST_REQUIRE(kback.ok());
+  BOOST_TEST((*kback == k));
+  BOOST_TEST(!cla::known_record_from_json(R"({"vm":"vm7","fault_domain":1})").ok());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

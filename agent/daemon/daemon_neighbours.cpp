@@ -1,0 +1,77 @@
+// Other VMs of this cluster whose maintenance began (SPEC 3.4, 9), in coordinated mode: the document's
+// Started events and the approvals the member keys list make those VMs' nodes unavailable for the gate and
+// for admission, even while gossip still shows them UN. NeighbourImpacts (state/, pure) decides which VMs;
+// this maps them to nodes through the member keys and known/<vm> records etcd last answered.
+#include <boost/asio.hpp>
+
+#include "agent/daemon/daemon.hpp"
+#include "agent/log.hpp"
+#include "cassandra/replication_gate.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+
+void Daemon::observe_neighbours(const std::vector<ScheduledEvent>& events) {
+  if (!coordinator_) return;
+  last_events_ = events;
+  neighbours_.observe_events(last_events_, approved_by_members_, resource_name_,
+                             std::chrono::steady_clock::now());
+}
+
+// The member keys' approvals and every VM's host id, as etcd has them now; when etcd cannot be read, the
+// last records read still count (SPEC 9).
+asio::awaitable<void> Daemon::refresh_fleet_view() {
+  if (!coordinator_) co_return;
+  auto snap = co_await coordinator_->read();
+  if (!snap) {
+    log_line(LogLevel::debug, "fleet_view_read_failed", {{"detail", describe(snap.error())}});
+    co_return;
+  }
+  approved_by_members_.clear();
+  for (const auto& member : snap->members)
+    for (const auto& id : member.approved) approved_by_members_.insert(to_upper(id));
+  for (const auto& known : snap->known)
+    if (!known.host_id.empty()) host_by_vm_[to_upper(known.vm)] = known.host_id;
+  for (const auto& member : snap->members)  // a live agent's word over a record written earlier
+    if (!member.host_id.empty()) host_by_vm_[to_upper(member.vm)] = member.host_id;
+  observe_neighbours(last_events_);
+}
+
+std::vector<std::pair<std::string, NeighbourImpact>> Daemon::impacted_nodes(const ClusterStatus& status,
+                                                                            SteadyTime taken_at) {
+  std::vector<std::pair<std::string, NeighbourImpact>> out;
+  if (neighbours_.empty()) return out;
+  std::set<std::string> up_vms;
+  for (const auto& [vm, host_id] : host_by_vm_)
+    if (up_host_ids_.count(host_id)) up_vms.insert(vm);
+  neighbours_.observe_up(up_vms, taken_at);
+  for (const auto& impact : neighbours_.current()) {
+    const auto host = host_by_vm_.find(to_upper(impact.vm));
+    if (host == host_by_vm_.end()) {
+      if (!neighbour_unknown_logged_.insert(to_upper(impact.vm) + " " + to_upper(impact.event_id)).second)
+        continue;
+      log_line(LogLevel::warning, "neighbour_node_unknown",
+               {{"vm", impact.vm},
+                {"event_id", impact.event_id},
+                {"why", impact.why},
+                {"detail",
+                 "no member key or known record names this VM's node: the gate cannot count it (logged once "
+                 "an event)"}});
+      continue;
+    }
+    const std::string address = address_of_host_id(status, host->second);
+    if (!address.empty()) out.emplace_back(address, impact);
+  }
+  return out;
+}
+
+std::set<std::string> Daemon::impacted_host_ids() const {
+  std::set<std::string> out;
+  for (const auto& impact : neighbours_.current())
+    if (const auto host = host_by_vm_.find(to_upper(impact.vm)); host != host_by_vm_.end())
+      out.insert(host->second);
+  return out;
+}
+
+}  // namespace cla
