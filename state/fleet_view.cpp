@@ -32,7 +32,7 @@ std::string joined(const json::value& array) {
 }  // namespace
 
 json::object fleet_view(const FleetInput& in) {
-  json::array members, drains, events;
+  json::array members, drains, known, events;
   for (const auto& m : in.members)
     members.push_back(json::object{{"vm", m.vm},
                                    {"phase", to_string(m.phase)},
@@ -51,6 +51,17 @@ json::object fleet_view(const FleetInput& in) {
                                   {"events", strings(d.events)},
                                   {"age_s", age_s(d.since, in.now)},
                                   {"member_alive", alive}});
+  }
+  for (const auto& k : in.known) {
+    const bool agent = std::any_of(in.members.begin(), in.members.end(),
+                                   [&](const MemberRecord& m) { return iequals(m.vm, k.vm); });
+    known.push_back(json::object{{"vm", k.vm},
+                                 {"fault_domain", k.fault_domain},
+                                 {"datacenter", k.datacenter},
+                                 {"rack", k.rack},
+                                 {"address", k.address},
+                                 {"host_id", k.host_id},
+                                 {"agent", agent}});
   }
   std::vector<ScheduledEvent> pending;
   if (in.events) {
@@ -87,6 +98,7 @@ json::object fleet_view(const FleetInput& in) {
   }
   return {{"members", std::move(members)},
           {"drains", std::move(drains)},
+          {"known", std::move(known)},
           {"events", std::move(events)},
           {"events_source", in.events ? "imds" : "etcd records"}};
 }
@@ -106,6 +118,13 @@ std::string fleet_text(const json::object& view) {
     out << "  " << str(d.at("vm")) << "  rack " << str(d.at("rack")) << "  age " << d.at("age_s").as_int64()
         << " s  events " << joined(d.at("events")) << (d.at("member_alive").as_bool() ? "" : "  (agent gone)")
         << "\n";
+  }
+  out << "known VMs (" << view.at("known").as_array().size() << "):\n";
+  for (const auto& v : view.at("known").as_array()) {
+    const auto& k = v.as_object();
+    out << "  " << str(k.at("vm")) << "  rack " << str(k.at("rack")) << "  fd "
+        << k.at("fault_domain").as_int64() << "  " << str(k.at("address"))
+        << (k.at("agent").as_bool() ? "" : "  (no agent)") << "\n";
   }
   out << "pending events (from " << str(view.at("events_source")) << "):\n";
   for (const auto& v : view.at("events").as_array()) {

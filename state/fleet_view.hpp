@@ -1,6 +1,6 @@
 // What `cassandra-lifecycle-agent fleet` shows (SPEC 9), as a pure function of etcd's records and the
-// events IMDS lists: every member (phase, rack, age), every recorded drain, and per pending event which of
-// its listed VMs are drained for it.
+// events IMDS lists: every member (phase, rack, age), every recorded drain, every known VM (marked when no
+// agent runs for it), and per pending event which of its listed VMs are drained for it.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -16,12 +16,15 @@ namespace cla {
 struct FleetInput {
   std::vector<MemberRecord> members;
   std::vector<DrainRecord> drains;
+  std::vector<KnownRecord> known;
   std::optional<std::vector<ScheduledEvent>> events;  // nullopt: IMDS could not be read
   WallTime now;
 };
 
 // {"members":[{"vm","phase","datacenter","rack","fault_domain","events","age_s"}],
 //  "drains":[{"vm","datacenter","rack","host_id","events","age_s","member_alive"}],
+//  "known":[{"vm","fault_domain","datacenter","rack","address","host_id","agent"}] (agent: a live member
+//  key),
 //  "events":[{"event_id","event_type","status","resources","drained","not_drained","without_member_key"}]}
 // Events come from IMDS when given, else from the EventIds in the records (resources then unknown: []).
 boost::json::object fleet_view(const FleetInput& input);

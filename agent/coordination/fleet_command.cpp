@@ -52,6 +52,7 @@ int run_fleet(const Config& config, bool json, std::ostream& out, std::ostream& 
   FleetInput input;
   input.members = (*snapshot)->members;
   input.drains = (*snapshot)->drains;
+  input.known = (*snapshot)->known;
   input.now = WallClock::now();
   if (document && *document)
     input.events = (*document)->events;

@@ -12,6 +12,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using cla::test::CoordinatedFleet;
+using cla::test::kMargin;
 using cla::test::log_time;
 
 constexpr std::int64_t kNotBeforeIn = 12;  // vm0's Freeze: due at 2 s (drain_lead_s 10), forced at 11 s
@@ -71,6 +72,15 @@ BOOST_AUTO_TEST_CASE(coordinated_the_gate_counts_the_frozen_neighbour_and_refuse
   const auto drained = fleet.wait_for(0, "drain_started", fleet.within_a_poll(), due);
   BOOST_TEST(drained.at("forced_unsafe").as_bool());
   BOOST_TEST(fleet.log(0, "event_approved", due).empty());
+  // `fleet` lists vm1 as known without an agent once its paused agent's lease has run out.
+  BOOST_TEST(cla::test::wait_until(
+      [&] {
+        const auto view = fleet.fleet_json(0);
+        for (const auto& k : view.at("known").as_array())
+          if (k.at("vm") == "vm1") return !k.at("agent").as_bool();
+        return false;
+      },
+      fleet.lease_ttl() + kMargin));
   fleet.thaw(1);
 }
 

@@ -1,5 +1,6 @@
-// The fleet command's view: members with age, drain records with whether their agent lives, and per event
-// which listed VMs are drained, from IMDS's events or, without them, from the records.
+// The fleet command's view: members with age, drain records with whether their agent lives, known VMs with
+// whether an agent runs for them, and per event which listed VMs are drained, from IMDS's events or, without
+// them, from the records.
 #include "state/fleet_view.hpp"
 
 #include <boost/json.hpp>
@@ -64,6 +65,21 @@ BOOST_AUTO_TEST_CASE(without_imds_the_events_come_from_the_records) {
   BOOST_TEST(events[0].at("event_id").as_string() == "E0");
   BOOST_TEST(events[0].at("without_member_key") == boost::json::array{"vm7"});
   BOOST_TEST(events[1].at("drained") == boost::json::array{"vm0"});
+}
+
+BOOST_AUTO_TEST_CASE(known_vms_are_listed_and_those_without_a_live_agent_marked) {
+  auto in = input();
+  in.known = {{"vm1", 0, "dc1", "rack1", "10.0.0.2", "h1"}, {"vm7", 1, "dc1", "rack2", "10.0.0.8", "h7"}};
+  const auto view = cla::fleet_view(in);
+  const auto& known = view.at("known").as_array();
+  BOOST_TEST_REQUIRE(known.size() == 2u);
+  BOOST_TEST(known[0].at("agent").as_bool());
+  BOOST_TEST(!known[1].at("agent").as_bool());
+  BOOST_TEST(known[1].at("address").as_string() == "10.0.0.8");
+  const std::string text = cla::fleet_text(view);
+  BOOST_TEST(text.find("known VMs (2):\n  vm1  rack rack1  fd 0  10.0.0.2\n  vm7  rack rack2  fd 1  10.0.0.8 "
+                       " (no agent)\n") != std::string::npos,
+             text);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
