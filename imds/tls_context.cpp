@@ -57,8 +57,12 @@ Result<ssl::context, TlsFailure> make_tls_context(const TlsSettings& s) {
     return files_failure("key_file " + secret.error().message);
   // The key before the certificate: OpenSSL then keeps a certificate that does not match it and the check
   // below names the pair, rather than failing the key's load with "key values mismatch".
+  // No passphrase: OpenSSL's default would prompt on the terminal (--check run by hand) for an encrypted key.
+  ctx.set_password_callback([](std::size_t, ssl::context::password_purpose) { return std::string(); }, ec);
   ctx.use_private_key_file(s.key_file, ssl::context::pem, ec);
-  if (ec) return files_failure("key_file " + s.key_file + ": not a PEM private key (" + ec.message() + ")");
+  if (ec)
+    return files_failure("key_file " + s.key_file + ": not an unencrypted PEM private key (" + ec.message() +
+                         ")");
   ctx.use_certificate_chain_file(s.cert_file, ec);
   if (ec)
     return files_failure("cert_file " + s.cert_file + ": not a PEM certificate file (" + ec.message() + ")");

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -105,6 +106,14 @@ BOOST_AUTO_TEST_CASE(files_that_do_not_load_are_refused_at_load_naming_key_and_f
   mismatched.key_file = certs.file("other-client.key");
   auto readable_key = certs.settings();
   ::chmod(readable_key.key_file.c_str(), 0644);
+  // A passphrase-protected key: refused at once, never a prompt (the agent has no passphrase to give).
+  auto encrypted = certs.settings("other-client");
+  encrypted.key_file = certs.file("encrypted.key");
+  const std::string encrypt = "openssl pkey -in '" + certs.file("client.key") +
+                              "' -aes256 -passout pass:x -out '" + encrypted.key_file + "' && chmod 600 '" +
+                              encrypted.key_file + "'";
+  BOOST_TEST_REQUIRE(std::system(encrypt.c_str()) == 0);
+  encrypted.cert_file = certs.file("client.pem");
 
   BOOST_TEST(error_of(config_with(kHttps, missing)) == "config error: t.json: coordination.tls: ca_file " +
                                                            missing.ca_file +
@@ -115,6 +124,9 @@ BOOST_AUTO_TEST_CASE(files_that_do_not_load_are_refused_at_load_naming_key_and_f
   BOOST_TEST(error_of(config_with(kHttps, mismatched)) ==
              "config error: t.json: coordination.tls: key_file " + mismatched.key_file +
                  " is not the key of cert_file " + mismatched.cert_file);
+  BOOST_TEST(error_of(config_with(kHttps, encrypted))
+                 .starts_with("config error: t.json: coordination.tls: key_file " + encrypted.key_file +
+                              ": not an unencrypted PEM private key"));
   BOOST_TEST(error_of(config_with(kHttps, readable_key)) ==
              "config error: t.json: coordination.tls: key_file " + readable_key.key_file +
                  ": is accessible to every user (mode 0644); a secret file must not be: chmod o-rwx " +
