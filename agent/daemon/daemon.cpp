@@ -48,6 +48,7 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       compute_client_(std::in_place, io.get_executor(), imds_options(config_)),
       nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
       store_(config_.state_file),
+      fleet_read_done_(io),
       refresh_done_(io, std::chrono::steady_clock::time_point::max()),
       poll_timer_(io),
       ticker_(io.get_executor(), config_.imds.poll_interval_ms,
@@ -190,6 +191,7 @@ void Daemon::stop() {
   ticker_.stop();
   wake_timer_.cancel();
   refresh_done_.cancel();
+  fleet_read_done_.cancel();
   poll_client_.cancel();
   if (compute_client_) compute_client_->cancel();
   if (http_) http_->stop();

@@ -98,7 +98,12 @@ class Daemon {
   ExactAdmissionCheck exact_admission() const;
   // daemon_neighbours.cpp: other VMs of the set whose maintenance began (SPEC 3.4, 9), coordinated only.
   void observe_neighbours(const std::vector<ScheduledEvent>& events);
+  void start_fleet_read();  // refresh_fleet_view, unless one is running
   boost::asio::awaitable<void> refresh_fleet_view();
+  // A gate check's fleet view: a read started (unless one is running) and awaited for at most
+  // kFleetReadBudget, beside the check's nodetool status: a slow or unreachable etcd never holds the gate up
+  // (the last records read then count).
+  boost::asio::awaitable<void> fleet_view_for_check();
   // The impacted neighbours' nodes in `status` (after releasing those a status taken at `taken_at` shows UN
   // again): address, and the impact.
   std::vector<std::pair<std::string, NeighbourImpact>> impacted_nodes(const ClusterStatus& status,
@@ -154,6 +159,8 @@ class Daemon {
   std::set<std::string> approved_by_members_;       // upper-case EventIds the member keys list as approved
   std::map<std::string, std::string> host_by_vm_;   // upper-case VM -> host id (member keys, known/<vm>)
   std::set<std::string> neighbour_unknown_logged_;  // "VM EVENTID" whose node no record names
+  bool fleet_reading_ = false;
+  boost::asio::steady_timer fleet_read_done_;  // cancelled when a fleet read ends
   std::string own_host_id_;  // from nodetool info once; forgotten when Cassandra is restarted
   // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
   // was attempted, and the last check's view of the cluster (admission judges by it).

@@ -12,8 +12,24 @@ namespace cla {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// A fleet read waited for by a gate check at most this long (etcd answers a healthy range in milliseconds).
+constexpr std::chrono::seconds kFleetReadBudget{1};
+
+// The events' ids and statuses: what decides the impacts (a changed document may bring a VM to map).
+std::vector<std::string> impact_keys(const std::vector<ScheduledEvent>& events) {
+  std::vector<std::string> keys;
+  for (const auto& e : events) keys.push_back(to_upper(e.id) + " " + e.status_text);
+  return keys;
+}
+
+}  // namespace
+
 void Daemon::observe_neighbours(const std::vector<ScheduledEvent>& events) {
   if (!coordinator_) return;
+  // A new event or status: read the records now, so that the next gate check finds the VMs already mapped.
+  if (impact_keys(events) != impact_keys(last_events_) && !events.empty()) start_fleet_read();
   last_events_ = events;
   neighbours_.observe_events(last_events_, approved_by_members_, resource_name_,
                              std::chrono::steady_clock::now());
@@ -21,21 +37,35 @@ void Daemon::observe_neighbours(const std::vector<ScheduledEvent>& events) {
 
 // The member keys' approvals and every VM's host id, as etcd has them now; when etcd cannot be read, the
 // last records read still count (SPEC 9).
+void Daemon::start_fleet_read() {
+  if (!coordinator_ || fleet_reading_) return;
+  fleet_reading_ = true;
+  spawn(refresh_fleet_view(), "refresh_fleet_view");
+}
+
 asio::awaitable<void> Daemon::refresh_fleet_view() {
-  if (!coordinator_) co_return;
   auto snap = co_await coordinator_->read();
-  if (!snap) {
+  if (snap && !stopping_) {
+    approved_by_members_.clear();
+    for (const auto& member : snap->members)
+      for (const auto& id : member.approved) approved_by_members_.insert(to_upper(id));
+    for (const auto& known : snap->known)
+      if (!known.host_id.empty()) host_by_vm_[to_upper(known.vm)] = known.host_id;
+    for (const auto& member : snap->members)  // a live agent's word over a record written earlier
+      if (!member.host_id.empty()) host_by_vm_[to_upper(member.vm)] = member.host_id;
+    observe_neighbours(last_events_);
+  } else if (!snap) {
     log_line(LogLevel::debug, "fleet_view_read_failed", {{"detail", describe(snap.error())}});
-    co_return;
   }
-  approved_by_members_.clear();
-  for (const auto& member : snap->members)
-    for (const auto& id : member.approved) approved_by_members_.insert(to_upper(id));
-  for (const auto& known : snap->known)
-    if (!known.host_id.empty()) host_by_vm_[to_upper(known.vm)] = known.host_id;
-  for (const auto& member : snap->members)  // a live agent's word over a record written earlier
-    if (!member.host_id.empty()) host_by_vm_[to_upper(member.vm)] = member.host_id;
-  observe_neighbours(last_events_);
+  fleet_reading_ = false;
+  fleet_read_done_.cancel();  // a gate check waiting for this read goes on
+}
+
+asio::awaitable<void> Daemon::fleet_view_for_check() {
+  if (!coordinator_) co_return;
+  start_fleet_read();
+  fleet_read_done_.expires_after(kFleetReadBudget);
+  co_await fleet_read_done_.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
 std::vector<std::pair<std::string, NeighbourImpact>> Daemon::impacted_nodes(const ClusterStatus& status,

@@ -95,9 +95,10 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   co_await schema_for_check();
   // Given up while it waited for the refresh: no new nodetool run for an answer nobody waits for.
   if (abandoned_since(generation)) co_return SafetyResult{false, "abandoned", {}, {}};
-  co_await refresh_fleet_view();
   const SteadyTime status_taken_at = std::chrono::steady_clock::now();
-  auto view = co_await read_cluster_view();
+  Result<ClusterView> view = make_error("not read");
+  auto read_view = [&]() -> asio::awaitable<void> { view = co_await read_cluster_view(); };
+  co_await (fleet_view_for_check() && read_view());
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
   const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
