@@ -2,17 +2,12 @@
 #include "imds/tls_context.hpp"
 
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <mutex>
-#include <vector>
 
 #include "imds/secret_file.hpp"
 
@@ -71,58 +66,6 @@ Result<ssl::context, TlsFailure> make_tls_context(const TlsSettings& s) {
     return files_failure("key_file " + s.key_file + " is not the key of cert_file " + s.cert_file);
   }
   return ctx;
-}
-
-namespace {
-
-// SHA-256 over the files' bytes as they are now (the key's too, without keeping it): what tells a rotated
-// file.
-std::optional<std::string> files_digest(const TlsSettings& s) {
-  EVP_MD_CTX* md = EVP_MD_CTX_new();
-  if (!md) return std::nullopt;
-  bool ok = EVP_DigestInit_ex(md, EVP_sha256(), nullptr) == 1;
-  for (const std::string* path : {&s.ca_file, &s.cert_file, &s.key_file}) {
-    if (!ok || path->empty()) continue;
-    std::ifstream in(*path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string framed = std::to_string(bytes.size()) + ":" + bytes;
-    ok = in.good() || in.eof();
-    ok = ok && EVP_DigestUpdate(md, framed.data(), framed.size()) == 1;
-  }
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  ok = ok && EVP_DigestFinal_ex(md, out, &length) == 1;
-  EVP_MD_CTX_free(md);
-  if (!ok) return std::nullopt;
-  return std::string(reinterpret_cast<const char*>(out), length);
-}
-
-struct CachedContext {
-  TlsSettings settings;
-  std::string digest;
-  std::weak_ptr<ssl::context> context;
-};
-
-}  // namespace
-
-Result<std::shared_ptr<ssl::context>, TlsFailure> shared_tls_context(const TlsSettings& settings) {
-  static std::mutex mutex;
-  static std::vector<CachedContext> cache;
-  if (!settings.key_file.empty())  // its mode may change without its bytes
-    if (auto secret = check_secret_file(settings.key_file); !secret)
-      return files_failure("key_file " + secret.error().message);
-  const auto digest = files_digest(settings);
-  std::lock_guard lock(mutex);
-  if (digest)
-    for (const auto& entry : cache)
-      if (entry.settings == settings && entry.digest == *digest)
-        if (auto context = entry.context.lock()) return context;
-  auto made = make_tls_context(settings);  // reports what is wrong with the files, also when unreadable
-  if (!made) return made.error();
-  auto context = std::make_shared<ssl::context>(std::move(made.value()));
-  std::erase_if(cache, [&](const CachedContext& e) { return e.settings == settings || e.context.expired(); });
-  if (digest) cache.push_back({settings, *digest, context});
-  return context;
 }
 
 std::optional<TlsFailure> check_tls_files(const TlsSettings& settings) {

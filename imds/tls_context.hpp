@@ -3,7 +3,6 @@
 #pragma once
 
 #include <boost/asio/ssl/context.hpp>
-#include <memory>
 
 #include "imds/tls_settings.hpp"
 #include "state/result.hpp"
@@ -13,11 +12,5 @@ namespace cla {
 // TLS 1.2 at least, the server verified against ca_file, and cert_file + key_file presented when set (the key
 // checked as a secret file, and against the certificate). Errors: reason "files", naming the key and file.
 Result<boost::asio::ssl::context, TlsFailure> make_tls_context(const TlsSettings& settings);
-
-// The context for `settings`, shared by the connections that use them while the files' bytes stay the same:
-// the files are read (and hashed) at every call, a context is built again only when they changed. An
-// OpenSSL 3 context costs hundreds of KiB; the agent's etcd clients would otherwise hold one per connection.
-Result<std::shared_ptr<boost::asio::ssl::context>, TlsFailure> shared_tls_context(
-    const TlsSettings& settings);
 
 }  // namespace cla

@@ -42,9 +42,9 @@ bool unknown_issuer(long verify) {
 }  // namespace
 
 struct TlsSession::Impl {
-  Impl(std::shared_ptr<ssl::context> c, asio::ip::tcp::socket& socket, TlsSettings s, std::string n)
-      : context(std::move(c)), stream(socket, *context), settings(std::move(s)), name(std::move(n)) {}
-  std::shared_ptr<ssl::context> context;
+  Impl(ssl::context c, asio::ip::tcp::socket& socket, TlsSettings s, std::string n)
+      : context(std::move(c)), stream(socket, context), settings(std::move(s)), name(std::move(n)) {}
+  ssl::context context;
   ssl::stream<asio::ip::tcp::socket&> stream;
   TlsSettings settings;
   std::string name;  // what the server's certificate must carry
@@ -57,7 +57,7 @@ TlsSession::~TlsSession() = default;
 Result<std::unique_ptr<TlsSession>, TlsFailure> TlsSession::open(asio::ip::tcp::socket& socket,
                                                                  const TlsSettings& settings,
                                                                  const std::string& host) {
-  auto context = shared_tls_context(settings);
+  auto context = make_tls_context(settings);
   if (!context) return context.error();
   const std::string name = settings.server_name.empty() ? host : settings.server_name;
   auto impl = std::make_unique<Impl>(std::move(context.value()), socket, settings, name);
