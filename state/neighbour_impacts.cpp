@@ -2,6 +2,35 @@
 #include "state/neighbour_impacts.hpp"
 
 namespace cla {
+namespace {
+
+bool lists(const ScheduledEvent& event, const std::string& vm) {
+  for (const auto& r : event.resources)
+    if (iequals(r, vm)) return true;
+  return false;
+}
+
+bool lists_another(const ScheduledEvent& event, const std::string& self) {
+  for (const auto& r : event.resources)
+    if (!iequals(r, self)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool neighbours_possible(const std::vector<ScheduledEvent>& events, const std::string& self) {
+  for (const auto& e : events) {
+    if (!lists_another(e, self)) continue;
+    if (e.status == EventStatus::started || !lists(e, self)) return true;
+  }
+  return false;
+}
+
+bool neighbour_started(const std::vector<ScheduledEvent>& events, const std::string& self) {
+  for (const auto& e : events)
+    if (e.status == EventStatus::started && lists_another(e, self)) return true;
+  return false;
+}
 
 void NeighbourImpacts::observe_events(const std::vector<ScheduledEvent>& events,
                                       const std::set<std::string>& approved, const std::string& self,

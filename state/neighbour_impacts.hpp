@@ -24,6 +24,13 @@ struct NeighbourImpact {
   bool operator==(const NeighbourImpact&) const = default;
 };
 
+// Whether the events can make another VM unavailable: one listing another VM is Started, or is Scheduled
+// without this VM (an agent may approve it; one that lists this VM cannot be approved before this node is
+// drained for it). When not, a gate check needs no read of the other agents' records.
+bool neighbours_possible(const std::vector<ScheduledEvent>& events, const std::string& self);
+// Whether an event listing another VM is Started: that VM's node must be known before the next check.
+bool neighbour_started(const std::vector<ScheduledEvent>& events, const std::string& self);
+
 class NeighbourImpacts {
  public:
   using Time = std::chrono::steady_clock::time_point;

@@ -17,7 +17,7 @@ namespace {
 // A fleet read waited for by a gate check at most this long (etcd answers a healthy range in milliseconds).
 constexpr std::chrono::seconds kFleetReadBudget{1};
 
-// The events' ids and statuses: what decides the impacts (a changed document may bring a VM to map).
+// The events' ids and statuses: what decides the impacts.
 std::vector<std::string> impact_keys(const std::vector<ScheduledEvent>& events) {
   std::vector<std::string> keys;
   for (const auto& e : events) keys.push_back(to_upper(e.id) + " " + e.status_text);
@@ -28,8 +28,9 @@ std::vector<std::string> impact_keys(const std::vector<ScheduledEvent>& events) 
 
 void Daemon::observe_neighbours(const std::vector<ScheduledEvent>& events) {
   if (!coordinator_) return;
-  // A new event or status: read the records now, so that the next gate check finds the VMs already mapped.
-  if (impact_keys(events) != impact_keys(last_events_) && !events.empty()) start_fleet_read();
+  // Another VM's event newly Started: read the records now, so that the next gate check finds it mapped.
+  if (impact_keys(events) != impact_keys(last_events_) && neighbour_started(events, resource_name_))
+    start_fleet_read();
   last_events_ = events;
   neighbours_.observe_events(last_events_, approved_by_members_, resource_name_,
                              std::chrono::steady_clock::now());

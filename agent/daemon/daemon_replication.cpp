@@ -98,7 +98,10 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   const SteadyTime status_taken_at = std::chrono::steady_clock::now();
   Result<ClusterView> view = make_error("not read");
   auto read_view = [&]() -> asio::awaitable<void> { view = co_await read_cluster_view(); };
-  co_await (fleet_view_for_check() && read_view());
+  if (coordinator_ && neighbours_possible(last_events_, resource_name_))
+    co_await (fleet_view_for_check() && read_view());
+  else
+    co_await read_view();
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
   const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;

@@ -76,4 +76,23 @@ BOOST_AUTO_TEST_CASE(a_new_impact_while_gone_starts_over) {
   BOOST_TEST(vms(impacts) == (Strings{"vm1 e2 Started"}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(the_records_are_needed_only_when_a_neighbour_can_be_impacted) {
+  struct Case {
+    std::vector<cla::ScheduledEvent> events;
+    bool possible, started;
+  };
+  const Case cases[] = {
+      {{}, false, false},
+      {{event("e1", S, {"vm0"})}, false, false},             // this VM's own
+      {{event("e1", S, {"vm0", "vm1"})}, false, false},      // shared: not approvable before vm0 drains
+      {{event("e1", Started, {"vm0", "vm1"})}, true, true},  // vm1 is out now
+      {{event("e1", S, {"vm1"})}, true, false},              // another agent may approve it
+      {{event("e1", Started, {"VM0"})}, false, false},       // names compare case-insensitively
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST(cla::neighbours_possible(c.events, "vm0") == c.possible);
+    BOOST_TEST(cla::neighbour_started(c.events, "vm0") == c.started);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
