@@ -35,7 +35,7 @@ int rack_budget(int replication_factor) {
 
 bool is_stale(const DrainRecord& record, const std::set<std::string>& member_vms,
               const std::set<std::string>& up_host_ids) {
-  return !has_member(member_vms, record.vm) && !record.host_id.empty() &&
+  return !record.agentless && !has_member(member_vms, record.vm) && !record.host_id.empty() &&
          up_host_ids.count(record.host_id) > 0;
 }
 

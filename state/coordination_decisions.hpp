@@ -43,12 +43,15 @@ struct KnownRecord {
   bool operator==(const KnownRecord&) const = default;
 };
 
-// <prefix>/drains/<vm>: no lease; written in the admitting transaction, removed after restore_completed.
+// <prefix>/drains/<vm>: no lease; written in the admitting transaction, removed after restore_completed. Or
+// written by the watcher's leader (SPEC 9) for a VM without an agent listed in a pending event: `agentless`,
+// removed by the leader once the events are gone and the node is UN again.
 struct DrainRecord {
   std::string vm;
   std::string datacenter, rack, host_id;
   std::vector<std::string> events;
   WallTime since{};
+  bool agentless = false;         // "agentless": true in the JSON; absent in agents' own records
   std::int64_t mod_revision = 0;  // etcd's, filled when read (not part of the JSON)
   bool operator==(const DrainRecord&) const = default;
 };
@@ -92,7 +95,9 @@ struct AdmissionVerdict {
 
 // A drain record is stale when its agent has no member key and its node is UN in this agent's own nodetool
 // status: the agent died after its node came back (or never drained it) and cannot remove the record itself.
-// A record whose agent is gone but whose node is still down keeps counting: that rack is out.
+// A record whose agent is gone but whose node is still down keeps counting: that rack is out. An agentless
+// record is never stale: its VM has no agent by definition and its node may show UN until the impact begins;
+// the watcher's leader removes it.
 bool is_stale(const DrainRecord& record, const std::set<std::string>& member_vms,
               const std::set<std::string>& up_host_ids);
 

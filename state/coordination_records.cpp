@@ -29,6 +29,13 @@ struct Reader {
     if (missing.empty()) missing = key;
     return {};
   }
+  bool optional_flag(const char* key) {  // absent is false
+    const auto* v = o.if_contains(key);
+    if (!v) return false;
+    if (v->is_bool()) return v->get_bool();
+    if (missing.empty()) missing = key;
+    return false;
+  }
   std::int64_t num(const char* key) {
     const auto* v = o.if_contains(key);
     if (v && v->is_int64()) return v->get_int64();
@@ -123,8 +130,10 @@ Result<KnownRecord> known_record_from_json(std::string_view text) {
 }
 
 json::object to_json(const DrainRecord& r) {
-  return {{"vm", r.vm},           {"datacenter", r.datacenter},  {"rack", r.rack},
-          {"host_id", r.host_id}, {"events", strings(r.events)}, {"since_ms", unix_ms(r.since)}};
+  json::object o{{"vm", r.vm},           {"datacenter", r.datacenter},  {"rack", r.rack},
+                 {"host_id", r.host_id}, {"events", strings(r.events)}, {"since_ms", unix_ms(r.since)}};
+  if (r.agentless) o["agentless"] = true;
+  return o;
 }
 
 Result<MemberRecord> member_from_json(std::string_view text) {
@@ -159,6 +168,7 @@ Result<DrainRecord> drain_record_from_json(std::string_view text) {
   r.host_id = in.str("host_id");
   r.events = in.list("events");
   r.since = WallTime{} + std::chrono::milliseconds(in.num("since_ms"));
+  r.agentless = in.optional_flag("agentless");
   if (!in.missing.empty()) return make_error("drain record: field " + in.missing + " missing or mistyped");
   return r;
 }

@@ -19,6 +19,17 @@ std::int64_t age_s(WallTime since, WallTime now) {
   return std::chrono::duration_cast<std::chrono::seconds>(now - since).count();
 }
 
+json::value holder_json(const std::optional<RoleHolder>& holder) {
+  if (!holder) return nullptr;
+  return to_json(*holder);
+}
+
+std::string holder_text(const json::value& v) {
+  if (v.is_null()) return "none";
+  return std::string(v.at("vm").as_string()) + " (fd " + std::to_string(v.at("fault_domain").as_int64()) +
+         ")";
+}
+
 std::string str(const json::value& v) {
   return std::string(v.as_string());
 }
@@ -50,7 +61,8 @@ json::object fleet_view(const FleetInput& in) {
                                   {"host_id", d.host_id},
                                   {"events", strings(d.events)},
                                   {"age_s", age_s(d.since, in.now)},
-                                  {"member_alive", alive}});
+                                  {"member_alive", alive},
+                                  {"agentless", d.agentless}});
   }
   for (const auto& k : in.known) {
     const bool agent = std::any_of(in.members.begin(), in.members.end(),
@@ -96,11 +108,13 @@ json::object fleet_view(const FleetInput& in) {
                                   {"not_drained", strings(v.waiting)},
                                   {"without_member_key", strings(v.unregistered)}});
   }
-  return {{"members", std::move(members)},
-          {"drains", std::move(drains)},
-          {"known", std::move(known)},
-          {"events", std::move(events)},
-          {"events_source", in.events ? "imds" : "etcd records"}};
+  return {
+      {"members", std::move(members)},
+      {"drains", std::move(drains)},
+      {"known", std::move(known)},
+      {"watcher", json::object{{"leader", holder_json(in.leader)}, {"secondary", holder_json(in.secondary)}}},
+      {"events", std::move(events)},
+      {"events_source", in.events ? "imds" : "etcd records"}};
 }
 
 std::string fleet_text(const json::object& view) {
@@ -116,7 +130,10 @@ std::string fleet_text(const json::object& view) {
   for (const auto& v : view.at("drains").as_array()) {
     const auto& d = v.as_object();
     out << "  " << str(d.at("vm")) << "  rack " << str(d.at("rack")) << "  age " << d.at("age_s").as_int64()
-        << " s  events " << joined(d.at("events")) << (d.at("member_alive").as_bool() ? "" : "  (agent gone)")
+        << " s  events " << joined(d.at("events"))
+        << (d.at("agentless").as_bool()      ? "  (agentless: written by the watcher)"
+            : d.at("member_alive").as_bool() ? ""
+                                             : "  (agent gone)")
         << "\n";
   }
   out << "known VMs (" << view.at("known").as_array().size() << "):\n";
@@ -126,6 +143,9 @@ std::string fleet_text(const json::object& view) {
         << k.at("fault_domain").as_int64() << "  " << str(k.at("address"))
         << (k.at("agent").as_bool() ? "" : "  (no agent)") << "\n";
   }
+  const auto& watcher = view.at("watcher").as_object();
+  out << "watcher: leader " << holder_text(watcher.at("leader")) << ", secondary "
+      << holder_text(watcher.at("secondary")) << "\n";
   out << "pending events (from " << str(view.at("events_source")) << "):\n";
   for (const auto& v : view.at("events").as_array()) {
     const auto& e = v.as_object();

@@ -1,6 +1,7 @@
 // What `cassandra-lifecycle-agent fleet` shows (SPEC 9), as a pure function of etcd's records and the
-// events IMDS lists: every member (phase, rack, age), every recorded drain, every known VM (marked when no
-// agent runs for it), and per pending event which of its listed VMs are drained for it.
+// events IMDS lists: every member (phase, rack, age), every recorded drain (marked when the watcher wrote it
+// for an agentless VM), every known VM (marked when no agent runs for it), the watcher's leader and
+// secondary, and per pending event which of its listed VMs are drained for it.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -10,6 +11,7 @@
 
 #include "state/coordination_decisions.hpp"
 #include "state/scheduled_event.hpp"
+#include "state/watcher.hpp"
 
 namespace cla {
 
@@ -17,14 +19,16 @@ struct FleetInput {
   std::vector<MemberRecord> members;
   std::vector<DrainRecord> drains;
   std::vector<KnownRecord> known;
+  std::optional<RoleHolder> leader, secondary;        // the watcher's (nullopt: nobody holds the key)
   std::optional<std::vector<ScheduledEvent>> events;  // nullopt: IMDS could not be read
   WallTime now;
 };
 
 // {"members":[{"vm","phase","datacenter","rack","fault_domain","events","age_s"}],
-//  "drains":[{"vm","datacenter","rack","host_id","events","age_s","member_alive"}],
+//  "drains":[{"vm","datacenter","rack","host_id","events","age_s","member_alive","agentless"}],
 //  "known":[{"vm","fault_domain","datacenter","rack","address","host_id","agent"}] (agent: a live member
 //  key),
+//  "watcher":{"leader":{"vm","fault_domain"}|null,"secondary":{"vm","fault_domain"}|null},
 //  "events":[{"event_id","event_type","status","resources","drained","not_drained","without_member_key"}]}
 // Events come from IMDS when given, else from the EventIds in the records (resources then unknown: []).
 boost::json::object fleet_view(const FleetInput& input);

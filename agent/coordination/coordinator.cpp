@@ -63,6 +63,14 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
         snap.known.push_back(std::move(*k));
       else
         ++snap.undecodable;
+    } else if (kv.key == keys.watcher_role(WatcherRole::leader) ||
+               kv.key == keys.watcher_role(WatcherRole::secondary)) {
+      auto holder = role_holder_from_json(kv.value);
+      if (!holder) {
+        ++snap.undecodable;
+        continue;
+      }
+      (kv.key == keys.watcher_role(WatcherRole::leader) ? snap.roles.leader : snap.roles.secondary) = *holder;
     } else if (kv.key.rfind(keys.drains(), 0) == 0) {
       auto r = drain_record_from_json(kv.value);
       if (!r) {

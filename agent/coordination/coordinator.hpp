@@ -16,6 +16,7 @@
 #include "agent/coordination/etcd/etcd_lease_keeper.hpp"
 #include "state/coordination_decisions.hpp"
 #include "state/core_io.hpp"
+#include "state/watcher.hpp"
 
 namespace cla {
 
@@ -34,14 +35,22 @@ struct CoordinationKeys {
   std::string known(const std::string& vm) const { return known() + vm; }
   std::string member(const std::string& vm) const { return members() + vm; }
   std::string drain(const std::string& vm) const { return drains() + vm; }
+  std::string watcher() const { return prefix + "watcher/"; }
+  std::string watcher_role(WatcherRole role) const { return watcher() + std::string(to_string(role)); }
 };
 CoordinationKeys coordination_keys(const std::string& cluster);
+
+// Who holds the watcher's keys (SPEC 9); nullopt: nobody (or a value that does not decode).
+struct WatcherRoles {
+  std::optional<RoleHolder> leader, secondary;
+};
 
 // Everything under the prefix, decoded; values that do not decode are skipped (and counted).
 struct CoordinationSnapshot {
   std::vector<MemberRecord> members;
   std::vector<DrainRecord> drains;
   std::vector<KnownRecord> known;
+  WatcherRoles roles;
   std::int64_t revision = 0;
   int undecodable = 0;
 };
@@ -71,6 +80,14 @@ class Coordinator {
   boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
                                                        std::vector<std::string> resources,
                                                        bool wait_for_unregistered);
+  // The watcher (coordinator_watcher.cpp). Who holds the roles (one range over watcher/).
+  boost::asio::awaitable<Result<WatcherRoles, EtcdFailure>> read_roles();
+  // Takes the role's key under this agent's lease if nobody holds it (create_revision == 0); the leader's
+  // key taken by the secondary drops its secondary key in the same transaction. True when taken.
+  boost::asio::awaitable<bool> try_role(WatcherRole role, bool release_secondary);
+  // The leader's plan: each agentless record put, or deleted, only if unchanged since it was read. Returns
+  // the records put.
+  boost::asio::awaitable<std::vector<DrainRecord>> apply_watcher(WatcherPlan plan);
   // Removes this node's drain record, retrying until etcd answers (a left record would block other racks).
   boost::asio::awaitable<void> release();
   // On SIGTERM: stop keeping the lease and revoke it (the member key goes at once).

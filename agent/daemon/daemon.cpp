@@ -222,6 +222,7 @@ asio::awaitable<void> Daemon::poll_loop() {
               "the wall clock moved; the core's timers and measured durations run on the monotonic clock, "
               "and NotBefore is read against the new wall clock from now on"}});
       observe_neighbours(doc.events);
+      if (coordinator_ && core_started_ && !watching_ && watch_due()) spawn(watch(), "watcher");
       clock_.convert(doc);  // NotBefore into the core's time, at each sighting
       if (core_started_)
         execute(core_->on_document(doc, clock_.now()));

@@ -26,6 +26,7 @@
 #include "state/core.hpp"
 #include "state/neighbour_impacts.hpp"
 #include "state/state_store.hpp"
+#include "state/watcher.hpp"
 
 namespace cla {
 
@@ -109,6 +110,14 @@ class Daemon {
   std::vector<std::pair<std::string, NeighbourImpact>> impacted_nodes(const ClusterStatus& status,
                                                                       SteadyTime taken_at);
   std::set<std::string> impacted_host_ids() const;
+  // daemon_watcher.cpp: the watcher's role and, as its leader, agentless drain records (SPEC 9), each poll.
+  boost::asio::awaitable<void> watch();
+  boost::asio::awaitable<void> lead();
+  void set_watcher_role(WatcherRole role);
+  // The leader and the secondary step at every poll (the secondary must take over within lease_ttl_s + one
+  // poll); an agent without a role every lease_ttl_s / 3, so that 150 idle agents do not read etcd 150
+  // times a second.
+  bool watch_due();
   // coordinated mode (daemon_coordination.cpp)
   bool start_coordination(CorePolicy& policy);
   boost::asio::awaitable<void> read_identity();
@@ -153,7 +162,8 @@ class Daemon {
   std::optional<EventsDocument> held_document_;  // polled before the core started
   bool startup_abandoned_ = false;
   std::unique_ptr<Coordinator> coordinator_;
-  std::set<std::string> up_host_ids_;  // hosts UN in the last nodetool status (the stale-record rule)
+  std::set<std::string> up_host_ids_;    // hosts UN in the last nodetool status (the stale-record rule)
+  std::optional<WallTime> up_taken_at_;  // when that status was started, in the core's time
   NeighbourImpacts neighbours_;
   std::vector<ScheduledEvent> last_events_;         // the last document's (every VM's), for neighbours_
   std::set<std::string> approved_by_members_;       // upper-case EventIds the member keys list as approved
@@ -161,7 +171,12 @@ class Daemon {
   std::set<std::string> neighbour_unknown_logged_;  // "VM EVENTID" whose node no record names
   bool fleet_reading_ = false;
   boost::asio::steady_timer fleet_read_done_;  // cancelled when a fleet read ends
-  std::string own_host_id_;  // from nodetool info once; forgotten when Cassandra is restarted
+  bool watching_ = false;                      // a watcher step is under way (one at a time)
+  std::optional<WatcherRole> watcher_role_;    // as last logged
+  AgentlessWatch agentless_;
+  SteadyTime watched_at_{};         // the last watcher step's start
+  bool agentless_pending_ = false;  // the leader's last read had an agentless record (to release)
+  std::string own_host_id_;         // from nodetool info once; forgotten when Cassandra is restarted
   // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
   // was attempted, and the last check's view of the cluster (admission judges by it).
   std::shared_ptr<const ReplicationSnapshot> snapshot_;

@@ -35,6 +35,7 @@ bool Daemon::start_coordination(CorePolicy& policy) {
   policy.coordinated = true;
   policy.hold_without_coordination = c.on_unavailable == OnUnavailable::hold;
   coordinator_->start();
+  set_watcher_role(WatcherRole::none);
   log_line(LogLevel::info, "coordination_started",
            {{"endpoints", boost::json::array(c.etcd_endpoints.begin(), c.etcd_endpoints.end())},
             {"prefix", coordination_keys(c.cluster).prefix},

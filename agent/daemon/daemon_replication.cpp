@@ -54,6 +54,7 @@ void name_neighbours(SafetyResult& result,
 // another?).
 asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
   CommandOutcome status, info;
+  const WallTime taken_at = clock_.now();
   const bool info_ran = own_host_id_.empty();
   if (info_ran) {
     std::tie(status, info) = co_await (nodetool_read("status") && nodetool_read("info"));
@@ -79,6 +80,7 @@ asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
   up_host_ids_.clear();
   for (const auto& row : cluster->rows)
     if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
+  up_taken_at_ = taken_at;
   if (coordinator_)
     coordinator_->set_identity(self->datacenter, self->rack, self->host_id,
                                address_of_host_id(*cluster, self->host_id));

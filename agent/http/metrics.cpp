@@ -199,6 +199,15 @@ Metrics::Metrics()
                          "Times etcd could not be reached for a drain admission or a shared approval "
                          "(coordinated mode; logged coordination_unavailable, at most once a minute)")
               .Add({})),
+      watcher_role_(
+          gauge_family(*registry_, "cla_watcher_role",
+                       "1 for this agent's watcher role (leader, secondary, none), 0 for the others "
+                       "(coordinated mode)")),
+      agentless_impacts_(
+          counter_family(*registry_, "cla_agentless_impacts_total",
+                         "Events of VMs without a live agent that this agent, as the watcher's "
+                         "leader, recorded as agentless drains (logged agentless_impact)")
+              .Add({})),
       unprotectable_keyspaces_(gauge_family(*registry_, "cla_unprotectable_keyspaces",
                                             "Keyspaces that cannot meet the consistency level without this "
                                             "node, left out of the safety gate's verdict")
@@ -278,6 +287,15 @@ void Metrics::impact_without_drain() {
 
 void Metrics::coordination_unavailable() {
   coordination_unavailable_.Increment();
+}
+
+void Metrics::set_watcher_role(std::string_view role) {
+  for (std::string_view r : {"leader", "secondary", "none"})
+    watcher_role_.Add({{"role", std::string(r)}}).Set(r == role ? 1 : 0);
+}
+
+void Metrics::agentless_impact() {
+  agentless_impacts_.Increment();
 }
 
 void Metrics::set_unprotectable_keyspaces(std::size_t count) {

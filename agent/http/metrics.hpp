@@ -76,6 +76,11 @@ class Metrics {
   void set_gate_verdict(GateVerdict verdict, WallTime at);
   void impact_without_drain();
   void coordination_unavailable();
+  // cla_watcher_role{role}: 1 for this agent's watcher role (leader, secondary, none), 0 for the others;
+  // absent until coordinated mode starts.
+  void set_watcher_role(std::string_view role);
+  // An agentless VM's event recorded by this agent as the watcher's leader (logged agentless_impact).
+  void agentless_impact();
   // Keyspaces left out of the gate's verdict because they cannot meet the consistency level without this
   // node (SPEC 3.4); 0 until the gate reports them.
   void set_unprotectable_keyspaces(std::size_t count);
@@ -99,6 +104,8 @@ class Metrics {
   prometheus::Gauge& gate_checked_at_;
   prometheus::Counter& impact_without_drain_;
   prometheus::Counter& coordination_unavailable_;
+  prometheus::Family<prometheus::Gauge>& watcher_role_;
+  prometheus::Counter& agentless_impacts_;
   prometheus::Gauge& unprotectable_keyspaces_;
   prometheus::Family<prometheus::Histogram>& nodetool_seconds_;
   prometheus::Gauge& last_poll_success_;

@@ -120,6 +120,18 @@ BOOST_AUTO_TEST_CASE(a_record_is_not_stale_while_its_agent_lives_or_its_node_is_
   BOOST_TEST(!cla::decide_admission(in).admitted);  // gone agent, node still down: its rack is out
 }
 
+BOOST_AUTO_TEST_CASE(an_agentless_record_is_never_stale_and_counts_while_its_node_shows_up) {
+  auto agentless = record("vm5", "rack2", "h5");
+  agentless.agentless = true;
+  BOOST_TEST(!cla::is_stale(agentless, {"vm0"}, {"h5"}));  // no member key, node UN: still counted
+  auto in = input({agentless});
+  in.up_host_ids = {"h5"};
+  const auto v = cla::decide_admission(in);
+  BOOST_TEST(!v.admitted, v.reason);
+  BOOST_TEST(v.stale.empty());
+  BOOST_TEST(v.out_racks == Strings{"rack2"}, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(shared_event_waits_for_every_listed_member_then_the_first_listed_approves) {
   cla::SharedApprovalInput in;
   in.vm = "vm1";
@@ -184,6 +196,17 @@ BOOST_AUTO_TEST_CASE(records_round_trip_through_json_and_bad_values_are_refused)
   const auto rback = cla::drain_record_from_json(boost::json::serialize(cla::to_json(r)));
   BOOST_TEST_REQUIRE(rback.ok());
   BOOST_TEST((*rback == r));
+  BOOST_TEST(!rback->agentless);  // an agent's own record: the key is left out
+  BOOST_TEST(cla::to_json(r).if_contains("agentless") == nullptr);
+  auto a = r;
+  a.agentless = true;
+  const auto aback = cla::drain_record_from_json(boost::json::serialize(cla::to_json(a)));
+  BOOST_TEST_REQUIRE(aback.ok());
+  BOOST_TEST((*aback == a));
+  BOOST_TEST(
+      !cla::drain_record_from_json(
+           R"({"vm":"a","datacenter":"","rack":"","host_id":"","events":[],"since_ms":0,"agentless":1})")
+           .ok());
   BOOST_TEST(!cla::member_from_json("[]").ok());
   BOOST_TEST(!cla::member_from_json(R"({"vm":"a"})").ok());
   const auto bad_phase = cla::member_from_json(

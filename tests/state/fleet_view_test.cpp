@@ -1,5 +1,6 @@
 // The fleet command's view: members with age, drain records with whether their agent lives, known VMs with
-// whether an agent runs for them, and per event which listed VMs are drained, from IMDS's events or, without
+// whether an agent runs for them, the watcher's leader and secondary with the agentless records its leader
+// wrote, and per event which listed VMs are drained, from IMDS's events or, without
 // them, from the records.
 #include "state/fleet_view.hpp"
 
@@ -80,6 +81,24 @@ BOOST_AUTO_TEST_CASE(known_vms_are_listed_and_those_without_a_live_agent_marked)
   BOOST_TEST(text.find("known VMs (2):\n  vm1  rack rack1  fd 0  10.0.0.2\n  vm7  rack rack2  fd 1  10.0.0.8 "
                        " (no agent)\n") != std::string::npos,
              text);
+}
+
+BOOST_AUTO_TEST_CASE(the_watchers_roles_are_shown_and_agentless_records_marked) {
+  auto in = input();
+  in.drains[0].agentless = true;
+  in.leader = cla::RoleHolder{"vm0", 0};
+  auto view = cla::fleet_view(in);
+  BOOST_TEST(view.at("drains").as_array()[0].at("agentless").as_bool());
+  BOOST_TEST(view.at("watcher").at("leader").at("vm").as_string() == "vm0");
+  BOOST_TEST(view.at("watcher").at("secondary").is_null());
+  std::string text = cla::fleet_text(view);
+  BOOST_TEST(text.find("vm7  rack rack2  age 600 s  events E0  (agentless: written by the watcher)\n") !=
+                 std::string::npos,
+             text);
+  BOOST_TEST(text.find("watcher: leader vm0 (fd 0), secondary none\n") != std::string::npos, text);
+  in.secondary = cla::RoleHolder{"vm1", 1};
+  text = cla::fleet_text(cla::fleet_view(in));
+  BOOST_TEST(text.find("watcher: leader vm0 (fd 0), secondary vm1 (fd 1)\n") != std::string::npos, text);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
