@@ -10,18 +10,21 @@ export LC_ALL=C
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bench-fleet.sh [--help] [--coordinated [--plain-etcd]] [N]
+Usage: scripts/bench-fleet.sh [--help] [--coordinated [--plain-etcd] [--agentless K]] [N]
   N              agents (default 150; a multiple of 3, at most 252: node addresses are 127.0.1.1 .. 127.0.1.N)
   --coordinated  through a 3-member loopback etcd (Debian's etcd-server), lease_ttl_s 15 (the default), over
                  TLS with client certificates (scripts/etcd-tls-certs.sh)
   --plain-etcd   the same over plain http (the cost of TLS is the difference)
+  --agentless K  K VMs (spread over the fault domains) lose their agent before the wave, once their known/<vm>
+                 record is written: the watcher's leader must hold each one's rack with an agentless drain
+                 record while its fault domain's Freeze is due (agentless_impact), and release it after
 Environment:
   BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
   BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
   BENCH_KEEP=1        keep the work dir (agents' logs, cluster file, nodetool call log, emulator records)
 It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N etcd_txn_per_s=N
-           coordinated=0|1 etcd_tls=0|1
+           coordinated=0|1 etcd_tls=0|1 agentless=K
 EOF
 }
 # shellcheck source=lib.sh
@@ -29,20 +32,30 @@ source "$(dirname "$0")/lib.sh"
 case ${1:-} in
   -h | --help) usage; exit 0 ;;
 esac
-coordinated=0
-if [[ ${1:-} == --coordinated ]]; then
-  coordinated=1
+coordinated=0 agentless=0
+while (($#)); do
+  case $1 in
+    --coordinated) coordinated=1 ;;
+    --plain-etcd) etcd_plain=1 ;; # read by lib.sh's start_etcd
+    --agentless)
+      agentless=${2:-}
+      [[ $agentless =~ ^[0-9]+$ ]] || usage_error "--agentless needs a number, not '$agentless'"
+      shift
+      ;;
+    -*) usage_error "unknown option '$1'" ;;
+    *) break ;;
+  esac
   shift
-  if [[ ${1:-} == --plain-etcd ]]; then
-    etcd_plain=1 # read by lib.sh's start_etcd
-    shift
-  fi
-fi
+done
 [[ $# -le 1 ]] || { usage >&2; exit 2; }
+if ((!coordinated)) && { [[ -n ${etcd_plain:-} ]] || ((agentless)); }; then
+  usage_error "--plain-etcd and --agentless go with --coordinated"
+fi
 agents=${1:-150}
 if ! [[ $agents =~ ^[0-9]+$ ]] || ((agents < 3 || agents > 252 || agents % 3 != 0)); then
   usage_error "N must be a multiple of 3 from 3 to 252, not '$agents'"
 fi
+((agentless * 3 <= agents)) || usage_error "--agentless $agentless: at most a third of the $agents VMs"
 
 root=$cla_root
 cd "$root"
@@ -122,6 +135,29 @@ done
 curl -sf -X DELETE "$admin/admin/requests" >/dev/null
 sleep $((2 * poll_ms / 1000))  # two polls each: the start-up's nodetool calls are over
 
+# ---- --agentless K: the last VMs of the fault domains in turn lose their agent ------------------------------
+etcd_count() { # key prefix under the cluster's -> how many keys etcd holds there
+  local key=/cassandra-lifecycle-agent/bench/$1
+  etcd_curl "${etcd_endpoints[0]}/v3/kv/range" -d "$(jq -nc --arg k "$(printf %s "$key" | base64 -w0)"     --arg e "$(printf %s "${key%/}0" | base64 -w0)" '{key: $k, range_end: $e, count_only: true}')" |
+    jq -r '.count // "0"'
+}
+agentless_vms=() agentless_exits=0
+if ((agentless)); then
+  all_known() { (($(etcd_count known/) == agents)); }
+  wait_until 30 "every agent's known/<vm> record" all_known
+  for ((j = 0; j < agentless; j++)); do
+    i=$(((j % 3) * per_fd + per_fd - 1 - j / 3))
+    agentless_vms+=("vm$i")
+    kill -TERM "${agent_pid[i]}"
+    rc=0
+    wait "${agent_pid[i]}" || rc=$?
+    ((rc == 0)) || { echo "   agent vm$i exited $rc on SIGTERM"; agentless_exits=$((agentless_exits + 1)); }
+    forget_pids "${agent_pid[i]}"
+    unset 'agent_pid[i]'
+  done
+  echo "   without an agent from now on: ${agentless_vms[*]}"
+fi
+
 # ---- measuring helpers ------------------------------------------------------------------------------------
 clk_tck=$(getconf CLK_TCK)
 cpu_ns() {  # pids... -> on-CPU ns of all their threads
@@ -171,12 +207,14 @@ event_left() { # id -> the event left the document; until then, last holds it as
   last=$ev
   return 1
 }
-fd_restored() {  # fd -> every agent of the fault domain logged restore_completed, every node is up
-  local fd=$1 logs=() i
-  for ((i = fd * per_fd; i < (fd + 1) * per_fd; i++)); do logs+=("$work/agents/vm$i/agent.jsonl"); done
-  (($(grep -l '"msg":"restore_completed"' "${logs[@]}" | wc -l) == per_fd)) &&
+fd_restored() {  # fd -> every agent of the fault domain logged restore_completed, every node is up, no drain
+  local fd=$1 logs=() i  # record left (an agentless one goes once the leader saw its node UN after the event)
+  for ((i = fd * per_fd; i < (fd + 1) * per_fd; i++)); do
+    if [[ -n ${agent_pid[i]:-} ]]; then logs+=("$work/agents/vm$i/agent.jsonl"); fi
+  done
+  (($(grep -l '"msg":"restore_completed"' "${logs[@]}" | wc -l) == ${#logs[@]})) &&
     jq -e 'all(.datacenters[].racks[].nodes[]; .running and .gossip and .binary and (.drained | not))' \
-      "$cluster" >/dev/null
+      "$cluster" >/dev/null && { ((!coordinated)) || (($(etcd_count drains/) == 0)); }
 }
 wave_limit_s=$((notice_s + freeze_s + complete_s + 60))  # per fault domain: the event's life plus a margin
 w0=$(now_ms); wa0=$(cpu_ns "${agent_pid[@]}"); we0=$(cpu_ns "$emulator_pid"); wc0=$(children_ms "${agent_pid[@]}")
@@ -198,10 +236,10 @@ curl -sf "$admin/admin/approvals" >"$work/approvals.json"
 echo "   load after the wave: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- stop: every agent must still be alive and stop with exit 0 ---------------------------------------------
-bad_exits=0
-for ((i = 0; i < agents; i++)); do kill -0 "${agent_pid[i]}" 2>/dev/null || { echo "   agent vm$i died"; bad_exits=$((bad_exits + 1)); }; done
+bad_exits=$agentless_exits
+for i in "${!agent_pid[@]}"; do kill -0 "${agent_pid[i]}" 2>/dev/null || { echo "   agent vm$i died"; bad_exits=$((bad_exits + 1)); }; done
 kill -TERM "${agent_pid[@]}" 2>/dev/null || true
-for ((i = 0; i < agents; i++)); do
+for i in "${!agent_pid[@]}"; do
   rc=0
   wait "${agent_pid[i]}" || rc=$?
   ((rc == 0)) || { echo "   agent vm$i exited $rc"; bad_exits=$((bad_exits + 1)); }
@@ -210,7 +248,8 @@ forget_pids "${agent_pid[@]}"
 
 etcd_args=()
 if ((coordinated)); then
-  etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))" --etcd-tls "$((${etcd_plain:-0} == 1 ? 0 : 1))")
+  etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))" --etcd-tls "$((${etcd_plain:-0} == 1 ? 0 : 1))"
+    --agentless "${agentless_vms[*]}")
 fi
 /usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" \
   --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \

@@ -17,7 +17,8 @@ handled during the wave (drain admissions, each a guarded transaction) per secon
 
 Violations: more racks out at once than RF allows (each time the count goes above), an approval by a VM whose
 node had not completed its drain for that event, an agent that logged impact_without_drain, a listed agent
-that never drained or never restored, a node not fully up at the end, an agent that died or did not exit 0.
+that never drained or never restored, a node not fully up at the end, an agent that died or did not exit 0,
+and (--agentless) a VM without an agent for which no agent logged agentless_impact for its fault domain's event.
 """
 import argparse
 import calendar
@@ -92,6 +93,8 @@ def main():
     parser.add_argument("--etcd", help="coordinated: idle_cpu_ns wave_cpu_ns wave_txn_count")
     parser.add_argument("--etcd-tls", type=int, choices=(0, 1), default=0,
                         help="coordinated: 1 when the agents reach etcd over TLS")
+    parser.add_argument("--agentless", default="",
+                        help="coordinated: the VMs whose agent was stopped before the wave (space-separated)")
     args = parser.parse_args()
     n = args.agents
     idle_ms, idle_agents_ns, idle_emu_ns, idle_polls = map(int, args.idle.split())
@@ -130,10 +133,18 @@ def main():
         approvals = json.load(f)
     violations = []
 
+    agentless = set(args.agentless.split())
     seen, drain, gate, restore = [], [], [], []
     for event in events:
         event_id = event["EventId"]
         for vm in event["resources"]:
+            if vm in agentless:
+                # The watcher's leader (whichever agent led then) holds its rack: agentless_impact names it.
+                if not any(line.get("msg") == "agentless_impact" and line.get("vm") == vm
+                           and str(line.get("event_id", "")).upper() == event_id.upper()
+                           for lines in logs.values() for line in lines):
+                    violations.append(f"{vm} (no agent) had no agentless_impact for fault domain {event['fd']}'s Freeze")
+                continue
             lines = logs[vm]
             seen_line = first(lines, "event_seen", event_id)
             drain_line = first(lines, "drain_started", event_id)
@@ -187,6 +198,9 @@ def main():
     if args.bad_exits:
         violations.append(f"{args.bad_exits} agent(s) died or did not exit 0 on SIGTERM")
     errors = sum(1 for lines in logs.values() for line in lines if line.get("level") == "error")
+    impacts = sum(1 for lines in logs.values() for line in lines if line.get("msg") == "agentless_impact")
+    if agentless:
+        print(f"without an agent: {len(agentless)} VMs; agentless_impact lines: {impacts}")
     print(f"approvals: {len(approvals)}; nodetool calls: {len(calls)}; error lines in the agents' logs: {errors}")
     print(f"most racks out at once: {most} (RF 3 allows {args.racks_allowed}); violations: {len(violations)}")
     for v in violations[:20]:
@@ -194,7 +208,7 @@ def main():
     print("targets (SPEC 4): agents idle < 5 % of one core; act within poll interval + 50 ms; violations 0")
     print(f"agents={n} idle_cpu_pct={idle_pct:.2f} wave_cpu_pct={wave_pct:.2f} react_p99_ms={react_p99} "
           f"racks_out_max={most} violations={len(violations)} etcd_txn_per_s={txn_per_s:.1f} "
-          f"coordinated={1 if args.etcd else 0} etcd_tls={args.etcd_tls}")
+          f"coordinated={1 if args.etcd else 0} etcd_tls={args.etcd_tls} agentless={len(agentless)}")
 
 
 if __name__ == "__main__":
