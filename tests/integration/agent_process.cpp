@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -52,8 +53,17 @@ AgentTempDir::AgentTempDir() {
   path = ::mkdtemp(tmpl.data());
 }
 
+// Never throws (a destructor's exception aborts the whole test binary): a process that outlived its test by a
+// moment (a hook's child, a nodetool run being reaped) may still add a file while the tree is removed, so a
+// failed removal is tried again for a while, then reported and left behind.
 AgentTempDir::~AgentTempDir() {
-  fs::remove_all(path);
+  std::error_code ec;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    fs::remove_all(path, ec);
+    if (!ec) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::cerr << "warning: could not remove " << path << ": " << ec.message() << "\n";
 }
 
 AgentProcess::AgentProcess(const std::vector<std::string>& args, const fs::path& dir)
