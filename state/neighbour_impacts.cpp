@@ -1,34 +1,21 @@
 // Other VMs of this cluster whose maintenance has begun: see the header.
 #include "state/neighbour_impacts.hpp"
 
+#include "state/event_plan.hpp"
+
 namespace cla {
-namespace {
-
-bool lists(const ScheduledEvent& event, const std::string& vm) {
-  for (const auto& r : event.resources)
-    if (iequals(r, vm)) return true;
-  return false;
-}
-
-bool lists_another(const ScheduledEvent& event, const std::string& self) {
-  for (const auto& r : event.resources)
-    if (!iequals(r, self)) return true;
-  return false;
-}
-
-}  // namespace
 
 bool neighbours_possible(const std::vector<ScheduledEvent>& events, const std::string& self) {
   for (const auto& e : events) {
-    if (!lists_another(e, self)) continue;
-    if (e.status == EventStatus::started || !lists(e, self)) return true;
+    if (!is_shared(e, self)) continue;
+    if (e.status == EventStatus::started || !names_node(e, self)) return true;
   }
   return false;
 }
 
 bool neighbour_started(const std::vector<ScheduledEvent>& events, const std::string& self) {
   for (const auto& e : events)
-    if (e.status == EventStatus::started && lists_another(e, self)) return true;
+    if (e.status == EventStatus::started && is_shared(e, self)) return true;
   return false;
 }
 

@@ -4,13 +4,10 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "state/event_plan.hpp"
+
 namespace cla {
 namespace {
-
-bool lists(const ScheduledEvent& event, const std::string& vm) {
-  return std::any_of(event.resources.begin(), event.resources.end(),
-                     [&](const std::string& r) { return iequals(r, vm); });
-}
 
 bool contains_id(const std::vector<std::string>& ids, const std::string& id) {
   return std::any_of(ids.begin(), ids.end(), [&](const std::string& e) { return ids_equal(e, id); });
@@ -95,7 +92,7 @@ WatcherPlan AgentlessWatch::decide(const WatcherInput& in) {
     bool changed = !existing;
     bool impacted = false;
     for (const auto& event : in.events) {
-      if (!lists(event, known.vm) || !active(event, in)) continue;
+      if (!names_node(event, known.vm) || !active(event, in)) continue;
       impacted = true;
       if (contains_id(record.events, event.id))
         continue;  // logged when it was written (maybe by another leader)
@@ -112,7 +109,7 @@ WatcherPlan AgentlessWatch::decide(const WatcherInput& in) {
     const std::string key = to_upper(record.vm);
     held.insert(key);
     const bool pending = std::any_of(in.events.begin(), in.events.end(), [&](const ScheduledEvent& e) {
-      return lists(e, record.vm) && (active(e, in) || contains_id(record.events, e.id));
+      return names_node(e, record.vm) && (active(e, in) || contains_id(record.events, e.id));
     });
     if (pending) {
       gone_at_.erase(key);
