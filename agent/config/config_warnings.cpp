@@ -1,10 +1,12 @@
-// --check's warnings: nodetool's password options in cassandra.nodetool, and an unsafe state location.
+// --check's warnings: nodetool's password options in cassandra.nodetool, etcd password auth in clear, and an
+// unsafe state location.
 #include "agent/config/config_warnings.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <string_view>
 
 #include "agent/config/config_fields.hpp"
+#include "agent/http/http_exposure.hpp"
 #include "imds/endpoint.hpp"
 #include "state/state_location.hpp"
 
@@ -27,7 +29,7 @@ bool loopback_host(const std::string& host) {
   if (host == "localhost") return true;
   boost::system::error_code ec;
   const auto address = boost::asio::ip::make_address(host, ec);
-  return !ec && address.is_loopback();
+  return !ec && is_loopback(address);
 }
 
 }  // namespace
