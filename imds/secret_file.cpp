@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "state/read_to_end.hpp"
+
 namespace cla {
 namespace {
 
@@ -57,16 +59,10 @@ Result<std::string> read_secret_file(const std::string& path) {
   if (!fd) return fd.error();
   FdCloser closer{*fd};
   auto fail = [&](const std::string& what) { return make_error(path + ": " + what); };
-  std::string text;
-  char buf[1024];
-  for (;;) {
-    const ssize_t n = ::read(*fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxSecretBytes) return fail("is larger than 4 KiB; is it the right file?");
-  }
+  FdText read = read_to_end(*fd, kMaxSecretBytes);
+  if (read.error) return fail(std::string("cannot read: ") + std::strerror(read.error));
+  if (read.too_large) return fail("is larger than 4 KiB; is it the right file?");
+  std::string& text = read.text;
   if (text.ends_with('\n')) text.pop_back();
   if (text.ends_with('\r')) text.pop_back();
   if (text.empty()) return fail("is empty");

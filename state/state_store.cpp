@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "state/read_to_end.hpp"
 #include "state/state_codec.hpp"
 
 namespace cla {
@@ -124,21 +125,13 @@ Result<LoadedState> StateStore::load(WallTime now, bool move_corrupt_aside) cons
   const int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return out;  // first start
   if (fd < 0) return make_error(errno_text("cannot read state file", path_));
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      auto error = make_error(errno_text("cannot read state file", path_));
-      ::close(fd);
-      return error;
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-  }
+  FdText read = read_to_end(fd);
   ::close(fd);
-  auto decoded = decode_state(text);
+  if (read.error) {
+    errno = read.error;
+    return make_error(errno_text("cannot read state file", path_));
+  }
+  auto decoded = decode_state(read.text);
   if (decoded) {
     out.kind = LoadedState::Kind::loaded;
     out.state = std::move(decoded).value();

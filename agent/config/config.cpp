@@ -15,6 +15,7 @@
 #include "agent/config/config_coordination.hpp"
 #include "agent/config/config_fields.hpp"
 #include "agent/config/config_validation.hpp"
+#include "state/read_to_end.hpp"
 
 namespace cla {
 namespace {
@@ -122,25 +123,12 @@ Result<Config> parse_config(std::string_view json_text, const std::string& path_
 Result<Config> load_config(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return config_error(path, "", std::string("cannot read file: ") + std::strerror(errno));
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int read_errno = errno;
-      ::close(fd);
-      return config_error(path, "", std::string("cannot read file: ") + std::strerror(read_errno));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxConfigBytes) {
-      ::close(fd);
-      return config_error(path, "", "file is larger than 1 MiB; is it the right file?");
-    }
-  }
+  const FdText read = read_to_end(fd, kMaxConfigBytes);
   ::close(fd);
-  return parse_config(text, path);
+  if (read.error)
+    return config_error(path, "", std::string("cannot read file: ") + std::strerror(read.error));
+  if (read.too_large) return config_error(path, "", "file is larger than 1 MiB; is it the right file?");
+  return parse_config(read.text, path);
 }
 
 boost::json::object config_to_json(const Config& c) {
