@@ -51,6 +51,7 @@ class RealAgent {
   ~RealAgent();
 
   const std::string& address() const { return address_; }
+  std::filesystem::path state_file() const { return dir_.path / "state" / "state.json"; }
   std::string vm() const { return "vm" + std::to_string(k_); }
   // Starts the agent and waits until its start-up is over (it asks nodetool statusgossip and statusbinary:
   // seconds on a real node, while it already polls IMDS) and its core has started.

@@ -4,8 +4,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "agent_scenario.hpp"
+#include "cassandra_support.hpp"
 #include "real_agent.hpp"
 #include "real_cluster.hpp"
+#include "state/state_codec.hpp"
 
 namespace {
 
@@ -23,7 +25,15 @@ BOOST_FIXTURE_TEST_CASE(killed_mid_drain_and_restarted, RealCase) {
   RealAgent agent(*emulator, 3, {{"drain_lead_s", lead_s}});
   agent.start();
   const std::string id = add_freeze(*emulator, "vm3", notice_s, duration_s, complete_after_s);
-  agent.wait_for("drain_started", 300s, id);  // disablebinary is running now
+  agent.wait_for("drain_started", 300s, id);
+  // The intent reaches the disk right after drain_started is logged and just before disablebinary is spawned
+  // (a JVM, hundreds of ms): kill once the state file holds it, while that command runs.
+  BOOST_TEST_REQUIRE(cla::test::wait_until(
+      [&] {
+        const auto state = cla::decode_state(cla::test::read_text(agent.state_file().string()));
+        return state.ok() && state.value().node.out_of_service;
+      },
+      cla::test::kMargin));
   agent.kill();
   BOOST_TEST(emulator->approvals().empty());
 
