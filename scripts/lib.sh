@@ -150,7 +150,16 @@ lines_at_least() { # FILE PATTERN COUNT (a file not there yet has none)
 
 # ---- loopback -----------------------------------------------------------------------------------------------------
 free_port() { # a port of 127.0.0.1 that nobody listens on now
-  /usr/bin/python3 -I -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  free_ports 1
+}
+# N distinct ports of 127.0.0.1 that nobody listens on now, one a line: bound together, since a port just closed
+# may be handed out again at once (two calls of free_port once gave etcd the same peer port twice).
+free_ports() {
+  /usr/bin/python3 -I -c 'import socket, sys
+held = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in held:
+    s.bind(("127.0.0.1", 0))
+print("\n".join(str(s.getsockname()[1]) for s in held))' "$1"
 }
 http_code() { curl -s --noproxy '*' -o /dev/null -w '%{http_code}' "$1"; } # URL -> status, 000 when nobody answers
 url_answers() { [[ $(http_code "$1") == "${2:-200}" ]]; }                  # URL [CODE]
@@ -214,9 +223,11 @@ start_etcd() {
     tls_flags=(--cert-file "$work/etcd/tls/server.pem" --key-file "$work/etcd/tls/server.key"
       --trusted-ca-file "$work/etcd/tls/ca.pem" --client-cert-auth)
   fi
+  local ports
+  mapfile -t ports < <(free_ports 6)
   for i in 0 1 2; do
-    client[i]=$(free_port)
-    peer[i]=$(free_port)
+    client[i]=${ports[i]}
+    peer[i]=${ports[i + 3]}
     cluster+="${cluster:+,}m$i=http://127.0.0.1:${peer[i]}"
   done
   mkdir -p "$work/etcd"
