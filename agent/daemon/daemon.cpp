@@ -10,6 +10,7 @@
 #include "agent/http/http_endpoint.hpp"
 #include "agent/http/http_exposure.hpp"
 #include "agent/log.hpp"
+#include "cassandra/nodetool_backend.hpp"
 #include "state/state_codec.hpp"
 #include "state/state_location.hpp"
 
@@ -46,7 +47,8 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       dry_run_(dry_run),
       poll_client_(io.get_executor(), poll_options(config_)),
       compute_client_(std::in_place, io.get_executor(), imds_options(config_)),
-      nodetool_(config_.cassandra.nodetool, config_.cassandra.command_timeout_s),
+      node_(std::make_unique<NodetoolBackend>(config_.cassandra.nodetool, config_.cassandra.command_timeout_s,
+                                              [this](const NodeCallRecord& call) { on_node_call(call); })),
       store_(config_.state_file),
       fleet_read_done_(io),
       refresh_done_(io, std::chrono::steady_clock::time_point::max()),

@@ -19,7 +19,7 @@
 #include "agent/daemon/ticker.hpp"
 #include "agent/http/metrics.hpp"
 #include "cassandra/info_parser.hpp"
-#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/node_backend.hpp"
 #include "cassandra/replication_verdict.hpp"
 #include "cassandra/status_parser.hpp"
 #include "imds/imds_client.hpp"
@@ -41,9 +41,6 @@ struct DrainTiming {
   std::optional<double> to_approval_ms;  // last exit -> the approval POST (includes persisting the state)
   double persist_ms = 0;                 // the state write before that approval
 };
-
-// statusgossip / statusbinary: running or not, or why it could not be told.
-Result<bool> running_state(const CommandOutcome& out);
 
 // Lives for the whole process (see agent_main.cpp): coroutines it started may still be suspended when the
 // io_context is torn down, and must find it alive.
@@ -79,9 +76,10 @@ class Daemon {
   std::vector<EventSeries> event_series() const;
   boost::asio::awaitable<void> check_safety();
   boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
-  boost::asio::awaitable<StepOutcome> run_nodetool_step(const std::string& subcommand, WallTime deadline,
-                                                        CommandOutcome& first, CommandOutcome& last);
-  void time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first, const CommandOutcome& last);
+  boost::asio::awaitable<StepOutcome> run_node_step(NodeChange change, WallTime deadline,
+                                                    NodeChangeAttempt& first, NodeChangeAttempt& last);
+  void time_drain_step(Step step, SteadyTime issued, const NodeChangeAttempt& first,
+                       const NodeChangeAttempt& last);
   boost::asio::awaitable<StepOutcome> confirm_restored();
   boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
   // the gate and the schema refresh (daemon_replication.cpp)
@@ -127,13 +125,8 @@ class Daemon {
   void sync_member();
   void notify(const Notify& notification);
   boost::asio::awaitable<void> run_hooks();
-  // One nodetool run. A read-only one passes read_groups_: a forced or emergency drain kills it (SPEC 3.9).
-  boost::asio::awaitable<CommandOutcome> nodetool(const std::string& subcommand,
-                                                  std::shared_ptr<ProcessGroups> abandonable = nullptr,
-                                                  std::optional<std::chrono::milliseconds> timeout = {});
-  boost::asio::awaitable<CommandOutcome> nodetool_read(const std::string& subcommand) {
-    return nodetool(subcommand, read_groups_);
-  }
+  // Every call to the node, as it ends: its duration metric, the debug log, a timeout's warning.
+  void on_node_call(const NodeCallRecord& call);
   // AbandonReads: the reads in flight are killed, and their answers, when they come, are dropped.
   void abandon_reads();
   bool abandoned_since(std::uint64_t generation) const { return generation != reads_generation_; }
@@ -150,9 +143,7 @@ class Daemon {
   ImdsClient poll_client_;
   // Start-up only (compute metadata, before the poll's ticks run), then closed.
   std::optional<ImdsClient> compute_client_;
-  NodetoolRunner nodetool_;
-  // The read-only nodetool runs in flight; shared with them (their frames may outlive the Daemon at exit).
-  std::shared_ptr<ProcessGroups> read_groups_ = std::make_shared<ProcessGroups>();
+  std::unique_ptr<NodeBackend> node_;   // the node's reads and steps (cassandra.backend)
   std::uint64_t reads_generation_ = 0;  // counts abandons: a read started before the last one is stale
   StateStore store_;
   CoreClock clock_;            // the core's time: monotonic (SPEC 3.9); NotBefore converted at each sighting

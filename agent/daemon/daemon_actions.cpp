@@ -7,7 +7,6 @@
 #include "agent/daemon/notification.hpp"
 #include "agent/log.hpp"
 #include "cassandra/process_runner.hpp"
-#include "cassandra/running_parser.hpp"
 
 namespace cla {
 
@@ -31,12 +30,28 @@ LogLevel level_of(Severity s) {
 }
 
 constexpr auto kHookTimeout = 30s;
-}  // namespace
 
-Result<bool> running_state(const CommandOutcome& out) {
-  if (!out.ok()) return make_error(out.summary());
-  return parse_running(out.out);
+// The change a core's Step makes to the node; nullopt for the restart command and the reads.
+std::optional<NodeChange> node_change_of(Step step) {
+  switch (step) {
+    case Step::disable_binary:
+      return NodeChange::disable_binary;
+    case Step::disable_gossip:
+      return NodeChange::disable_gossip;
+    case Step::flush:
+      return NodeChange::drain;
+    case Step::enable_gossip:
+      return NodeChange::enable_gossip;
+    case Step::enable_binary:
+      return NodeChange::enable_binary;
+    case Step::check_serving:
+    case Step::restart_cassandra:
+    case Step::confirm_restored:
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
+}  // namespace
 
 namespace {
 double ms_between(SteadyTime from, SteadyTime to) {
@@ -138,28 +153,27 @@ void Daemon::count_core_line(const LogAction& line) {
   if (m == "coordination_unavailable") metrics_.coordination_unavailable();
 }
 
-asio::awaitable<CommandOutcome> Daemon::nodetool(const std::string& subcommand,
-                                                 std::shared_ptr<ProcessGroups> abandonable,
-                                                 std::optional<std::chrono::milliseconds> timeout) {
-  CommandOutcome out = co_await nodetool_.run(subcommand, std::move(abandonable), timeout);
-  metrics_.nodetool_duration(subcommand, std::chrono::duration<double>(out.duration).count());
+void Daemon::on_node_call(const NodeCallRecord& call) {
+  metrics_.nodetool_duration(call.name, std::chrono::duration<double>(call.duration).count());
   log_line(LogLevel::debug, "nodetool_ran",
-           {{"subcommand", subcommand},
-            {"ok", out.ok()},
-            {"duration_ms", out.duration.count()},
-            {"timeout", out.timed_out},
-            {"abandoned", out.abandoned}});
-  if (out.timed_out)
+           {{"subcommand", call.name},
+            {"ok", call.ok},
+            {"duration_ms", call.duration.count()},
+            {"timeout", call.timed_out},
+            {"abandoned", call.abandoned}});
+  if (call.timed_out)
     log_line(LogLevel::warning, "nodetool_timed_out",
-             {{"subcommand", subcommand}, {"timeout", true}, {"detail", out.summary()}});
+             {{"subcommand", call.name}, {"timeout", true}, {"detail", call.detail}});
+  if (call.cut_short)  // refused by the backend: a listing cut short must never read as a shorter cluster
+    log_line(LogLevel::error, "nodetool_output_truncated",
+             {{"subcommand", call.name}, {"detail", call.detail}});
   // What a call costs on this node now: the drain's start is planned by it until a drain was measured.
-  if (out.ok() && core_) core_->note_nodetool_call(out.duration);
-  co_return out;
+  if (call.ok && core_) core_->note_nodetool_call(call.duration);
 }
 
 void Daemon::abandon_reads() {
   ++reads_generation_;
-  const std::size_t killed = read_groups_->kill_all();
+  const std::size_t killed = node_->abandon_reads();
   if (killed > 0)
     log_line(LogLevel::warning, "reads_killed",
              {{"processes", killed}, {"reason", "a forced or emergency drain waits for no read (SPEC 3.9)"}});
@@ -196,9 +210,9 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
                {{"detail", out.summary()}, {"timeout", out.timed_out}});
   } else if (step.step == Step::confirm_restored || step.step == Step::check_serving) {
     outcome = co_await confirm_restored();
-  } else {
-    CommandOutcome first, last;
-    outcome = co_await run_nodetool_step(std::string(to_string(step.step)), step.deadline, first, last);
+  } else if (const auto change = node_change_of(step.step)) {
+    NodeChangeAttempt first, last;
+    outcome = co_await run_node_step(*change, step.deadline, first, last);
     time_drain_step(step.step, issued, first, last);
   }
   if (stopping_) co_return;  // what is done is persisted; a restart resumes from there
@@ -208,8 +222,8 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
 // The gap before a drain command's exec: from the core's decision for the first, from the previous command's
 // exit for the next ones (it holds the state write between them). Logged per step, summed up on
 // drain_completed.
-void Daemon::time_drain_step(Step step, SteadyTime issued, const CommandOutcome& first,
-                             const CommandOutcome& last) {
+void Daemon::time_drain_step(Step step, SteadyTime issued, const NodeChangeAttempt& first,
+                             const NodeChangeAttempt& last) {
   if (step != Step::disable_binary && step != Step::disable_gossip && step != Step::flush) return;
   if (first.started == SteadyTime{}) return;
   const bool is_first = !drain_timing_.last_exit;
@@ -221,37 +235,35 @@ void Daemon::time_drain_step(Step step, SteadyTime issued, const CommandOutcome&
   drain_timing_.last_exit = last.ended;
   log_line(LogLevel::info, "drain_step_done",
            {{"step", to_string(step)},
-            {"ok", last.ok()},
+            {"ok", last.ok},
             {"command_ms", rounded(ms_between(first.started, last.ended))},
             {is_first ? "overhead_first_exec_ms" : "overhead_since_last_exit_ms", rounded(overhead)}});
 }
 
-// One mutating nodetool command, retried with backoff until `deadline`; a refusal after drain ends at once.
-// Each attempt is bounded by the impact too (SPEC 3.9): it is killed at `deadline` if command_timeout_s
-// would let it run past it, and the first attempt gets at least kMinAttempt.
-// `first` and `last` get the first and the last attempt's outcomes (their start and end instants).
-asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcommand, WallTime deadline,
-                                                       CommandOutcome& first, CommandOutcome& last) {
+// One step that changes the node, retried with backoff until `deadline`; a refusal after drain ends at once.
+// Each attempt is bounded by the impact too (SPEC 3.9): it is ended at `deadline` if command_timeout_s would
+// let it run past it, and the first attempt gets at least kMinAttempt.
+// `first` and `last` get the first and the last attempt (their start and end instants).
+asio::awaitable<StepOutcome> Daemon::run_node_step(NodeChange change, WallTime deadline,
+                                                   NodeChangeAttempt& first, NodeChangeAttempt& last) {
   constexpr auto kMinAttempt = 1s;
   auto backoff = 1s;
   for (int attempt = 1;; ++attempt) {
     const auto to_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_.now());
-    const CommandOutcome out =
-        co_await nodetool(subcommand, nullptr, std::max<std::chrono::milliseconds>(to_deadline, kMinAttempt));
+    const NodeChangeAttempt out =
+        co_await node_->change(change, std::max<std::chrono::milliseconds>(to_deadline, kMinAttempt));
     if (attempt == 1) first = out;
     last = out;
-    const std::string printed_error = error_despite_exit_0(out);
-    if (out.ok() && printed_error.empty()) co_return StepOutcome{true, false, "", false};
-    if (is_refused_after_drain(out)) co_return StepOutcome{false, true, out.summary(), false};
-    const std::string detail = printed_error.empty() ? out.summary() : "exit 0 but printed: " + printed_error;
+    if (out.ok) co_return StepOutcome{true, false, "", false};
+    if (out.refused_after_drain) co_return StepOutcome{false, true, out.detail, false};
     log_line(LogLevel::warning, "nodetool_attempt_failed",
-             {{"subcommand", subcommand},
+             {{"subcommand", subcommand_of(change)},
               {"attempt", attempt},
-              {"detail", detail},
+              {"detail", out.detail},
               {"timeout", out.timed_out},
-              {"jmx_unreachable", is_connect_failure(out)}});
+              {"jmx_unreachable", out.unreachable}});
     if (stopping_ || clock_.now() + backoff >= deadline)
-      co_return StepOutcome{false, false, detail, out.timed_out};
+      co_return StepOutcome{false, false, out.detail, out.timed_out};
     asio::steady_timer t(io_, backoff);
     co_await t.async_wait(asio::use_awaitable);
     backoff = std::min<std::chrono::seconds>(backoff * 2, 10s);
@@ -259,13 +271,13 @@ asio::awaitable<StepOutcome> Daemon::run_nodetool_step(const std::string& subcom
 }
 
 asio::awaitable<StepOutcome> Daemon::confirm_restored() {
-  const auto [gossip, binary] = co_await (nodetool("statusgossip") && nodetool("statusbinary"));
-  const auto g = running_state(gossip);
-  const auto b = running_state(binary);
+  // Part of a restore, not a read a drain may abandon.
+  constexpr auto kStep = NodeBackend::Abandonable::no;
+  const auto [g, b] = co_await (node_->gossip_running(kStep) && node_->binary_running(kStep));
   if (g && b && *g && *b) co_return StepOutcome{true, false, ""};
   std::string detail =
-      "statusgossip: " + (g ? std::string(*g ? "running" : "not running") : g.error().message) +
-      ", statusbinary: " + (b ? std::string(*b ? "running" : "not running") : b.error().message);
+      "statusgossip: " + (g ? std::string(*g ? "running" : "not running") : g.error().detail) +
+      ", statusbinary: " + (b ? std::string(*b ? "running" : "not running") : b.error().detail);
   co_return StepOutcome{false, false, detail};
 }
 

@@ -45,10 +45,9 @@ bool Daemon::start_coordination(CorePolicy& policy) {
 
 // The member key carries the node's DC, rack and host id from the start; the gate refreshes them.
 asio::awaitable<void> Daemon::read_identity() {
-  const CommandOutcome info = co_await nodetool_read("info");
-  auto self = info.ok() ? parse_nodetool_info(info.out) : Result<NodeInfo>(make_error(info.summary()));
+  const auto self = co_await node_->info();
   if (!self) {
-    log_line(LogLevel::warning, "node_identity_unknown", {{"detail", self.error().message}});
+    log_line(LogLevel::warning, "node_identity_unknown", {{"detail", self.error().message()}});
     co_return;
   }
   own_host_id_ = self->host_id;  // the gate's first check needs no info of its own

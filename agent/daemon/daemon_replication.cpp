@@ -20,18 +20,7 @@ using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 
-// Why an output cannot be parsed: the command failed, or it printed more than its limit (a listing cut short
-// must never read as a shorter cluster). "" when it can. `what` follows the subcommand in the text.
-std::string unusable(const CommandOutcome& out, const char* subcommand, const char* what = "") {
-  if (!out.ok()) return "nodetool " + std::string(subcommand) + " failed" + what + ": " + out.summary();
-  if (!out.truncated) return "";
-  log_line(LogLevel::error, "nodetool_output_truncated",
-           {{"subcommand", subcommand}, {"bytes", out.out.size()}, {"detail", out.summary()}});
-  return "nodetool " + std::string(subcommand) + " printed more than its output limit" + what + " (" +
-         std::to_string(out.out.size()) + " bytes kept)";
-}
-
-constexpr const char* kFailClosed = " (fail closed)";
+constexpr std::string_view kFailClosed = " (fail closed)";
 
 // unsafe_to_drain's `down` names each impacted neighbour's VM and why beside its address (SPEC 9), e.g.
 // "127.0.1.2 (vm1: event 6F1C... Started)".
@@ -53,28 +42,22 @@ void name_neighbours(SafetyResult& result,
 // runs, and each nodetool is a JVM start), or when the node is not in the status under its id (restarted as
 // another?).
 asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
-  CommandOutcome status, info;
+  NodeRead<ClusterStatus> cluster = NodeReadFailure{};
+  NodeRead<NodeInfo> info = NodeReadFailure{};
   const WallTime taken_at = clock_.now();
   const bool info_ran = own_host_id_.empty();
-  if (info_ran) {
-    std::tie(status, info) = co_await (nodetool_read("status") && nodetool_read("info"));
-  } else {
-    status = co_await nodetool_read("status");
-  }
-  if (auto why = unusable(status, "status", kFailClosed); !why.empty()) co_return make_error(why);
-  auto cluster = parse_nodetool_status(status.out);
-  if (!cluster)
-    co_return make_error("cannot read nodetool status" + std::string(kFailClosed) + ": " +
-                         cluster.error().message);
+  auto read_status = [&]() -> asio::awaitable<void> { cluster = co_await node_->status(); };
+  auto read_info = [&]() -> asio::awaitable<void> { info = co_await node_->info(); };
+  if (info_ran)
+    co_await (read_status() && read_info());
+  else
+    co_await read_status();
+  if (!cluster) co_return make_error(cluster.error().message(kFailClosed));
   std::optional<NodeInfo> self = identity_in_status(*cluster, own_host_id_);
   if (!self) {
-    if (!info_ran) info = co_await nodetool_read("info");
-    if (auto why = unusable(info, "info", kFailClosed); !why.empty()) co_return make_error(why);
-    auto parsed = parse_nodetool_info(info.out);
-    if (!parsed)
-      co_return make_error("cannot read nodetool info" + std::string(kFailClosed) + ": " +
-                           parsed.error().message);
-    self = parsed.value();
+    if (!info_ran) info = co_await node_->info();
+    if (!info) co_return make_error(info.error().message(kFailClosed));
+    self = info.value();
     own_host_id_ = self->host_id;
   }
   up_host_ids_.clear();
@@ -178,17 +161,13 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
             {"consistency", to_string(config_.topology.consistency)}});
 }
 
-// describecluster and ring (independent reads, each a JVM start: at once) into a snapshot; why not, when
-// either cannot be read.
+// describecluster and ring (independent reads; with nodetool, each a JVM start: at once) into a snapshot; why
+// not, when either cannot be read.
 asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
-  const auto [described, ring] = co_await (nodetool_read("describecluster") && nodetool_read("ring"));
+  auto [cluster, table] = co_await (node_->describe_cluster() && node_->ring());
   if (stopping_) co_return make_error("stopping");
-  if (auto problem = unusable(described, "describecluster"); !problem.empty()) co_return make_error(problem);
-  auto cluster = parse_nodetool_describecluster(described.out);
-  if (!cluster) co_return make_error("cannot read nodetool describecluster: " + cluster.error().message);
-  if (auto problem = unusable(ring, "ring"); !problem.empty()) co_return make_error(problem);
-  auto table = parse_nodetool_ring(ring.out);
-  if (!table) co_return make_error("cannot read nodetool ring: " + table.error().message);
+  if (!cluster) co_return make_error(cluster.error().message());
+  if (!table) co_return make_error(table.error().message());
   co_return make_replication_snapshot(std::move(*cluster), *table);
 }
 

@@ -60,18 +60,19 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   info.source = source;
   info.boot_id = read_boot_id();
   if (info.boot_id.empty()) log_line(LogLevel::warning, "boot_id_unknown", {});
-  // Two independent reads, each a JVM start: at once.
-  const auto [gossip, binary] = co_await (nodetool_read("statusgossip") && nodetool_read("statusbinary"));
+  // Two independent reads (with nodetool, each a JVM start): at once.
+  constexpr auto kRead = NodeBackend::Abandonable::yes;
+  const auto [gossip, binary] = co_await (node_->gossip_running(kRead) && node_->binary_running(kRead));
   if (stopping_)
     co_return info;  // their children were stopped with the agent: nothing to report after agent_stopped
-  for (const auto& [sub, out] : {std::pair{"statusgossip", &gossip}, std::pair{"statusbinary", &binary}}) {
-    const auto running = running_state(*out);
-    if (!running) {
+  for (const auto& [sub, running] :
+       {std::pair{"statusgossip", &gossip}, std::pair{"statusbinary", &binary}}) {
+    if (!*running) {
       log_line(LogLevel::warning, "node_status_unknown",
-               {{"subcommand", sub}, {"detail", running.error().message}});
+               {{"subcommand", sub}, {"detail", running->error().detail}});
       continue;
     }
-    (std::string(sub) == "statusgossip" ? info.gossip_running : info.binary_running) = *running;
+    (std::string(sub) == "statusgossip" ? info.gossip_running : info.binary_running) = **running;
   }
   co_return info;
 }
