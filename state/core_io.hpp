@@ -122,6 +122,7 @@ struct AdmissionOutcome {
   CoordinationResult result = CoordinationResult::allowed;
   std::string detail;
   std::vector<std::string> out_racks;  // refused: the racks with a recorded drain
+  int attempts = 0;                    // transactions tried (another agent's commit makes one try again)
 };
 struct SharedOutcome {
   CoordinationResult result = CoordinationResult::allowed;  // allowed: this agent approves now

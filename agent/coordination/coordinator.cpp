@@ -201,12 +201,13 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   const std::string value = boost::json::serialize(to_json(record));
   if (unconditional) {
     auto put = co_await client_->put(EtcdPut(own_key, value));
-    if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}};
-    co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}};
+    if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}, 1};
+    co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}, 1};
   }
   for (int attempt = 1; attempt <= kAdmissionAttempts; ++attempt) {
     auto snap = co_await read_snapshot(*client_, keys_);
-    if (!snap) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}};
+    if (!snap)
+      co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}, attempt};
     AdmissionInput in;
     in.vm = self_.vm;
     in.datacenter = self_.datacenter;
@@ -219,7 +220,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     const AdmissionVerdict verdict = decide_admission(in);
     up_host_ids = std::move(in.up_host_ids);
     if (!verdict.admitted)
-      co_return AdmissionOutcome{CoordinationResult::refused, verdict.reason, verdict.out_racks};
+      co_return AdmissionOutcome{CoordinationResult::refused, verdict.reason, verdict.out_racks, attempt};
     // Guarded by the drains' revisions: no record under drains/ changed since the read.
     std::vector<EtcdCompare> compare;
     compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::less, keys_.drains(),
@@ -229,7 +230,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(keys_.drain(stale.vm)));
     std::vector<EtcdOp> failure;
     auto txn = co_await client_->txn(std::move(compare), std::move(success), std::move(failure));
-    if (!txn) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(txn.error()), {}};
+    if (!txn) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(txn.error()), {}, attempt};
     if (txn->succeeded) {
       for (const auto& stale : verdict.stale)
         log_line(LogLevel::warning, "stale_drain_record_removed",
@@ -237,10 +238,11 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
                   {"rack", stale.rack},
                   {"host_id", stale.host_id},
                   {"reason", "its agent has no member key and its node is UN"}});
-      co_return AdmissionOutcome{CoordinationResult::allowed, verdict.reason, {}};
+      co_return AdmissionOutcome{CoordinationResult::allowed, verdict.reason, {}, attempt};
     }
   }
-  co_return AdmissionOutcome{CoordinationResult::refused, "other agents' drain records kept changing", {}};
+  co_return AdmissionOutcome{
+      CoordinationResult::refused, "other agents' drain records kept changing", {}, kAdmissionAttempts};
 }
 
 asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,

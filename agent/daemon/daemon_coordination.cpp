@@ -56,6 +56,7 @@ asio::awaitable<void> Daemon::read_identity() {
 
 asio::awaitable<void> Daemon::admit(Admit a) {
   const std::uint64_t generation = reads_generation_;
+  const SteadyTime asked = std::chrono::steady_clock::now();
   AdmissionOutcome outcome{CoordinationResult::unavailable, "coordination is off", {}};
   if (coordinator_) {
     // A neighbour whose maintenance began is not up, whatever gossip shows (SPEC 9): no stale-record credit.
@@ -73,7 +74,11 @@ asio::awaitable<void> Daemon::admit(Admit a) {
             {"result", outcome.result == CoordinationResult::allowed   ? "admitted"
                        : outcome.result == CoordinationResult::refused ? "refused"
                                                                        : "unavailable"},
-            {"detail", outcome.detail}});
+            {"detail", outcome.detail},
+            {"attempts", outcome.attempts},
+            {"duration_ms",
+             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - asked)
+                 .count()}});
   if (abandoned) co_return;  // a forced or emergency drain went ahead without this answer
   execute(a.awaited ? core_->on_admission(outcome, clock_.now())
                     : core_->on_drain_recorded(outcome, clock_.now()));

@@ -13,7 +13,12 @@ Racks out: the call log replayed in time order; a node is out from a successful 
 to the enablebinary and enablegossip that undo it, a rack is out while any of its nodes is out.
 
 Coordinated (--etcd): the 3-member etcd's CPU idle and through the wave, and the Txn requests its members
-handled during the wave (drain admissions, each a guarded transaction) per second of the wave.
+handled during the wave (drain admissions, each a guarded transaction) per second of the wave. Where the
+reaction goes: for each listed agent's drain, event added -> event_seen (the poll), event_seen -> its first
+admission asked (the drain timer and the gate's nodetool calls), first admission asked -> the admission that
+admitted asked (refusals: other racks' records, re-checked every unsafe_recheck_s), that admission (etcd read
+and transaction; its attempts: another agent's commit first makes it read and try again), and admitted ->
+drain_started. From the agents' drain_admission lines (duration_ms, attempts).
 
 Violations: more racks out at once than RF allows (each time the count goes above), an approval by a VM whose
 node had not completed its drain for that event, an agent that logged impact_without_drain, a listed agent
@@ -55,6 +60,24 @@ def first(lines, msg, event_id=None, after_ms=None):
             continue
         return line
     return None
+
+
+def asked_ms(admission):  # when a drain_admission line's admission was asked
+    return admission["t_ms"] - int(admission.get("duration_ms", 0))
+
+
+def admission_breakdown(seen_line, admissions, drain_line):
+    """The parts of one coordinated drain's reaction (ms), or None when it had no admission that admitted:
+    (seen -> first asked, first asked -> admitting one asked, admitting one, admitted -> drain_started,
+    attempts of the admitting one, refusals before it)."""
+    awaited = [a for a in admissions if not a.get("beside_drain")]
+    admitted = next((a for a in awaited if a.get("result") == "admitted"), None)
+    if not seen_line or not drain_line or not admitted:
+        return None
+    first_asked = asked_ms(awaited[0])
+    refusals = sum(1 for a in awaited if a is not admitted and asked_ms(a) < asked_ms(admitted))
+    return (first_asked - seen_line["t_ms"], asked_ms(admitted) - first_asked, int(admitted.get("duration_ms", 0)),
+            drain_line["t_ms"] - admitted["t_ms"], int(admitted.get("attempts", 0)), refusals)
 
 
 def racks_out(calls, rack_of, allowed):
@@ -134,7 +157,7 @@ def main():
     violations = []
 
     agentless = set(args.agentless.split())
-    seen, drain, gate, restore = [], [], [], []
+    seen, drain, gate, restore, parts = [], [], [], [], []
     for event in events:
         event_id = event["EventId"]
         for vm in event["resources"]:
@@ -155,6 +178,11 @@ def main():
                 drain.append(drain_line["t_ms"] - event["created_at_ms"])
                 if seen_line:
                     gate.append(drain_line["t_ms"] - seen_line["t_ms"])
+                admissions = [line for line in lines if line.get("msg") == "drain_admission"
+                              and str(line.get("event_id", "")).upper() == event_id.upper()]
+                part = admission_breakdown(seen_line, admissions, drain_line)
+                if part:
+                    parts.append(part)
             else:
                 violations.append(f"{vm} never drained for fault domain {event['fd']}'s Freeze")
             if restore_line:
@@ -169,6 +197,18 @@ def main():
         print(f"  {label:<44} {percentile(values, 50):7d}  {percentile(values, 99):7d}  "
               f"{(values or [0])[-1]:7d}  {len(values):6d}")
     react_p99 = max(percentile(drain, 99), percentile(restore, 99))
+    if parts:
+        print(f"where a coordinated drain's reaction goes ({len(parts)} drains; ms):  p50      p99      max")
+        labels = ("event_seen -> first admission asked (timer, gate)", "  -> the admitting one asked (refusals)",
+                  "  the admitting one (etcd read + txn)", "  admitted -> drain_started")
+        for i, label in enumerate(labels):
+            values = sorted(part[i] for part in parts)
+            print(f"  {label:<52} {percentile(values, 50):7d}  {percentile(values, 99):7d}  {values[-1]:7d}")
+        attempts = sorted(part[4] for part in parts)
+        refused = sorted(part[5] for part in parts)
+        print(f"  transactions per admission: p50 {percentile(attempts, 50)}, p99 {percentile(attempts, 99)}, "
+              f"max {attempts[-1]}; drains refused first: {sum(1 for r in refused if r)} "
+              f"(refusals p99 {percentile(refused, 99)}, max {refused[-1]})")
 
     for approval in approvals:
         done = first(logs.get(approval["vm"], []), "drain_completed", approval["event_id"])
