@@ -37,8 +37,10 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
                 a venv under build/bench-venv-pypi
   --nodes 6     two nodes per rack (each event lists both VMs of its rack), and after the wave the unsafe
                 phase: rack1's vm4 killed (scripts/cassandra-cluster.sh kill) and seen down by every live node,
-                then a 5 s Freeze of rack2. The gate must refuse: in agent mode the bench fails unless the
-                emulator saw no approval of it and rack2's agents logged unsafe_to_drain, then
+                then a 5 s Freeze of rack2's vm5. The client's keyspace is dc1: 5 then (lifecycle_rf5: every
+                range keeps 3 replicas with vm4 and vm5 out), while the cluster's RF 3 keyspaces cannot spare
+                vm5. The gate must refuse: in agent mode the bench fails unless the
+                emulator saw no approval of it and vm5's agent logged unsafe_to_drain, then
                 drain_forced_unsafe within 1 s of NotBefore - unsafe_drain_lead_s (SPEC 4); it prints the
                 approvals seen, each forced drain's margin and the phase's failed requests (SPEC 10: none).
                 vm4 is started again once rack2 is restored, and every node is UN before the run goes on
@@ -115,6 +117,16 @@ if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; th
 fi
 mapfile -t addresses < <("$cluster" status | jq -r .address)
 ((${#addresses[@]} == node_count)) || die "expected $node_count nodes in $CASSANDRA_CLUSTER_DIR, found ${#addresses[@]}"
+# The client's keyspace. With 6 nodes, dc1: 5: the unsafe phase has one node down and another rack's node drained,
+# which the cluster's RF 3 keyspaces (lifecycle, system_distributed) cannot spare, so the gate refuses, while
+# every range of the client's keyspace keeps 3 of its 5 replicas (LOCAL_QUORUM). The bench then shows the
+# refusal and the forced drain costing the client nothing, which no keyspace at RF 3 could show.
+client_keyspace=lifecycle
+if ((node_count == 6)); then
+  client_keyspace=lifecycle_rf5
+  "$cluster" cql "${addresses[0]}" "CREATE KEYSPACE IF NOT EXISTS $client_keyspace WITH replication =
+    {'class': 'NetworkTopologyStrategy', 'dc1': 5}" >/dev/null || die "could not create keyspace $client_keyspace"
+fi
 # VM k (1-based) is node k, fault domain (k-1)%3, rack (k-1)%3+1 (cassandra-cluster.sh's layout).
 vms=() vm_specs=() hook_nodes=""
 for ((k = 1; k <= node_count; k++)); do
@@ -338,13 +350,14 @@ verify_impact() {
 
 # ---- the unsafe phase (--nodes 6, SPEC 10) -------------------------------------------------------------------------
 # Rack1's second node (vm4, not the first contact point) is killed as a lost VM would be and the bench waits until
-# every live node sees it down; then rack2's event comes (a 5 s Freeze listing vm2 and vm5). Every range of vm4
-# has its rack2 replica on vm2 or vm5, so the gate must refuse: in agent mode rack2's agents log unsafe_to_drain,
-# never approve, and drain anyway at NotBefore - unsafe_drain_lead_s (drain_forced_unsafe); the emulator starts
-# the event at NotBefore. Once the event is gone and rack2 restored, vm4 is started again and the bench waits
+# every live node sees it down; then an event for rack2's vm5 comes (a 5 s Freeze). On cassandra-cluster.sh's ring
+# (one token a node, racks interleaved) two of vm4's three ranges have their rack2 replica on vm5, so the gate must
+# refuse for the RF 3 keyspaces: in agent mode vm5's agent logs unsafe_to_drain, never approves, and drains anyway
+# at NotBefore - unsafe_drain_lead_s (drain_forced_unsafe); the emulator starts the event at NotBefore. The
+# client's keyspace (dc1: 5) keeps 3 replicas of every range meanwhile. Once the event is gone and rack2 restored, vm4 is started again and the bench waits
 # until every node is UN in every view. Its own phases: the kill, the event, vm4's start. What was checked is
 # printed into run_dir/unsafe.txt (and the run's table); a check that fails stops the bench.
-unsafe_down_vm=vm4 unsafe_lead_s=10 # the agents run the default policy.unsafe_drain_lead_s
+unsafe_down_vm=vm4 unsafe_event_vms=(vm5) unsafe_lead_s=10 # the agents run the default policy.unsafe_drain_lead_s
 down_in_live_views() { # ADDRESS: every other node's nodetool status shows it DN
   local a
   for a in "${addresses[@]}"; do
@@ -363,13 +376,13 @@ unsafe_start_down_node() {
 play_unsafe_step() {
   local address=${addresses[${unsafe_down_vm#vm} - 1]} id label vm log unsafe_ms forced_ms approved nb_s margin
   local vms_checked=() notes=()
-  label="rack2 Freeze 5 s while $unsafe_down_vm (rack1) is down"
+  label="rack2 (${unsafe_event_vms[*]}) Freeze 5 s while $unsafe_down_vm (rack1) is down"
   echo "$(date +%s%3N) $unsafe_down_vm (rack1) killed" >>"$run_dir/phases"
   "$cluster" kill "$address" >>"$run_dir/unsafe-node-start.log" 2>&1 || die "could not kill $address"
   progress "$unsafe_down_vm ($address) killed"
   wait_poll_s=2 wait_until 300 "every live node to see $address down" down_in_live_views "$address"
   step_before_settle=unsafe_start_down_node play_step "$label" \
-    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$notice_s,\"duration_s\":5,\"complete_after_s\":5}"
+    "{\"type\":\"Freeze\",\"resources\":$(printf '%s\n' "${unsafe_event_vms[@]}" | jq -R . | jq -sc .),\"not_before_in_s\":$notice_s,\"duration_s\":5,\"complete_after_s\":5}"
   id=$(tail -n 1 "$run_dir/events" | cut -f1)
   # Approvals of that event, by any VM (the emulator's log of every approval POST).
   approved=$(curl -sf --noproxy '*' "$admin/admin/approvals" |
@@ -385,7 +398,7 @@ play_unsafe_step() {
     return 0
   fi
   ((approved == 0)) || notes+=("approved $approved time(s) although the gate had to refuse")
-  for vm in $(jq -r '.[]' <<<"$(rack_vms 2)"); do
+  for vm in "${unsafe_event_vms[@]}"; do
     log=$(agent_log "$vm")
     unsafe_ms=$(jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "unsafe_to_drain"
       and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty' <<<"$log")
@@ -415,7 +428,7 @@ play_unsafe_step() {
 # After the run: the requests of the unsafe event's phase (due from its start to the next phase's), and how many
 # failed (SPEC 10 asks for none); appended to run_dir/unsafe.txt.
 unsafe_phase_failures() {
-  local label="rack2 Freeze 5 s while $unsafe_down_vm (rack1) is down" from to
+  local label="rack2 (${unsafe_event_vms[*]}) Freeze 5 s while $unsafe_down_vm (rack1) is down" from to
   # (the label's line and the next one, vm4's start)
   read -r from to < <(awk -v l="$label" 'found { print from, $1; exit } { t = $1; sub(/^[0-9]+ /, "") }
     $0 == l { found = 1; from = t }' "$run_dir/phases")
@@ -491,8 +504,11 @@ run_wave() {
       wait_until 300 "the agents started" agents_started
       ;;
   esac
-  "$client_python" -I "$root/scripts/bench/availability_client.py" --contacts "$(IFS=,; echo "${addresses[*]}")" \
-    --rate "$rate" --run-id "$(date +%s)-$2-$mode" --out "$run_dir/requests" --summary "$run_dir/summary.json" \
+  # The client is the instrument: on a real deployment it runs on other machines, here beside the nodes and the
+  # hog. At nice -10 it is not starved (a starved client misses send slots, which count as failed requests)
+  # while a rebooted node's JVM starts on the same cores.
+  nice -n -10 "$client_python" -I "$root/scripts/bench/availability_client.py" --contacts "$(IFS=,; echo "${addresses[*]}")" \
+    --rate "$rate" --run-id "$(date +%s)-$2-$mode" --keyspace "$client_keyspace" --out "$run_dir/requests" --summary "$run_dir/summary.json" \
     >"$run_dir/client.out" 2>"$run_dir/client.err" &
   client=$!
   cleanup_pid "$client"

@@ -198,7 +198,9 @@ def main():
     parser.add_argument("--out", required=True, help="where each request's line goes")
     parser.add_argument("--summary", required=True, help="where the run's JSON summary goes")
     parser.add_argument("--run-id", required=True, help="prefix of this run's keys (unique per run)")
+    parser.add_argument("--keyspace", default="lifecycle", help="the keyspace of its table audit (default lifecycle)")
     args = parser.parse_args()
+    table = f"{args.keyspace}.audit"
 
     def profile(level):
         return ExecutionProfile(load_balancing_policy=TokenAwarePolicy(DCAwareRoundRobinPolicy(local_dc="dc1")),
@@ -208,10 +210,10 @@ def main():
                       execution_profiles={EXEC_PROFILE_DEFAULT: profile(ConsistencyLevel.LOCAL_QUORUM)},
                       reconnection_policy=ConstantReconnectionPolicy(1.0))
     session = cluster.connect()
-    session.execute("CREATE TABLE IF NOT EXISTS lifecycle.audit (k text PRIMARY KEY, v text)", timeout=60)
-    write = session.prepare("INSERT INTO lifecycle.audit (k, v) VALUES (?, ?)")
-    read = session.prepare("SELECT v FROM lifecycle.audit WHERE k = ?")
-    read_all = session.prepare("SELECT v FROM lifecycle.audit WHERE k = ?")
+    session.execute(f"CREATE TABLE IF NOT EXISTS {table} (k text PRIMARY KEY, v text)", timeout=60)
+    write = session.prepare(f"INSERT INTO {table} (k, v) VALUES (?, ?)")
+    read = session.prepare(f"SELECT v FROM {table} WHERE k = ?")
+    read_all = session.prepare(f"SELECT v FROM {table} WHERE k = ?")
     read_all.consistency_level = ConsistencyLevel.ALL  # the statement's level overrides the profile's
     write.is_idempotent = read.is_idempotent = read_all.is_idempotent = True
 
