@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # variables shared with demo.sh and demo_view.sh
 # demo.sh --coordinated: the agents' coordination section over lib.sh's 3-member etcd (start_etcd), the checks
-# and figures of the coordinated wave, and the watcher's scene played after it (SPEC 9, "Watcher"): an agent
-# stopped while its VM is listed in a Reboot. Sourced by demo.sh after scripts/lib.sh; uses its $work, failures,
-# agents and timings.
+# and figures of the coordinated wave, and the watcher's two scenes played after it (SPEC 9, "Watcher"): an agent
+# stopped while its VM is listed in a Reboot, and the watcher's leader killed. Sourced by demo.sh after
+# scripts/lib.sh; uses its $work, failures, agents and timings.
 
 readonly lease_ttl_s=5
 
@@ -53,7 +53,7 @@ coordinated_summary() {
   done <"$work/fd_events.tsv"
 }
 
-# ---- the watcher's scene (played by demo.sh's driver after the wave; noted in $work/scenes.tsv) ----------------
+# ---- the watcher's scenes (played by demo.sh's driver after the wave; noted in $work/scenes.tsv) ---------------
 # Scene 1. The other rack's Reboot falls due other_due_before_s before the agentless VM's Reboot starts, so that
 # only the watcher's record holds it back (every node is still UN). It may wait drain_lead_s - unsafe_lead_s
 # (6 s) before its forced drain: within that, the agentless Reboot (agentless_reboot_s) must end, the leader see
@@ -63,6 +63,12 @@ readonly other_due_before_s=1 agentless_reboot_s=1
 # The coordinated agents' policy.unsafe_recheck_s: nodetool-sim answers in milliseconds, and with the default 5 s
 # the other agent's gate would not be asked again within those 6 s.
 readonly unsafe_recheck_s=1
+# Scene 2. The leader's key goes with its lease, at most lease_ttl_s after the kill, at etcd's next sweep of
+# expired leases (every 500 ms in etcd 3.4); the secondary looks at every poll, then reads the roles and takes the
+# key in one transaction: a poll's margin for those. A new secondary: the others look every lease_ttl_s / 3.
+readonly etcd_lease_sweep_ms=500
+takeover_bound_ms() { echo $((lease_ttl_s * 1000 + etcd_lease_sweep_ms + poll_ms + poll_ms)); }
+new_secondary_bound_ms() { echo $((lease_ttl_s * 1000 / 3 + poll_ms + poll_ms)); }
 
 scene_note() { printf '%s\t%s\n' "$1" "$2" >>"$work/scenes.tsv"; } # KEY VALUE, for the checks after the wave
 scene_value() { [[ ! -f $work/scenes.tsv ]] || awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$work/scenes.tsv"; }
@@ -86,6 +92,13 @@ lines_of() {
 first_line() { lines_of "$1" "$2" "${3:-0}" | jq -c --arg by "${4:+vm$4}" 'map(select($by == "" or .by == $by)) | .[0] // empty'; }
 logged() { [[ -n $(first_line "$@") ]]; }
 of_event() { jq -nc --arg id "$1" '{event_id: $id}'; } # the fields to look for: that EventId
+# The first watcher_role secondary after Unix time $1 of an agent neither vm$2 (killed) nor in vm$3's fault domain.
+new_secondary() {
+  lines_of watcher_role '{"role": "secondary"}' "$1" |
+    jq -c --arg k "vm$2" --argjson fd "$(fault_domain "$3")" \
+      'map(select(.by != $k and (.by[2:] | tonumber / 3 | floor) != $fd)) | .[0] // empty'
+}
+has_new_secondary() { [[ -n $(new_secondary "$@") ]]; }
 
 # Scene 1: the agent of a VM holding no watcher role (its stop moves no role) stopped, then a Reboot of its VM
 # and, in another fault domain, a Reboot of a VM whose drain falls due while the watcher's record holds the
@@ -145,11 +158,39 @@ agentless_scene() {
   narrate "scene 1 over: vm$y drained and restored once the record was gone; vm$x's agent stays stopped"
 }
 
-# After the wave: the agent scene 1 stopped, for stop_agents_and_emulator (SIGTERM: exit 0).
+# Scene 2: the watcher's leader killed (SIGKILL: no revoke, its lease expires), the secondary leads.
+takeover_scene() {
+  local watcher leader secondary killed_at took
+  watcher=$(fleet_view --json | jq -c .watcher)
+  leader=$(jq -r '.leader.vm // empty' <<<"$watcher")
+  secondary=$(jq -r '.secondary.vm // empty' <<<"$watcher")
+  [[ -n $leader && -n $secondary ]] || die "fleet shows no watcher leader and secondary: $watcher"
+  leader=${leader#vm} secondary=${secondary#vm}
+  scene_note killed "$leader"
+  scene_note former_secondary "$secondary"
+  narrate "scene 2: SIGKILL vm$leader's agent, the watcher's leader: its key goes when its lease expires; the secondary," \
+    "vm$secondary, must lead within $(in_s "$(takeover_bound_ms)") s (lease_ttl_s, etcd's lease sweep, a poll, a poll's margin)"
+  killed_at=$EPOCHREALTIME
+  scene_note killed_at "$killed_at"
+  kill -KILL "${agent_pid[leader]}"
+  wait_until "$(limit_s "$(takeover_bound_ms)")" "vm$secondary to lead" \
+    logged watcher_role '{"role": "leader"}' "$killed_at" "$secondary"
+  took=$(first_line watcher_role '{"role": "leader"}' "$killed_at" "$secondary" | jq -r .t)
+  narrate "vm$secondary leads, $(awk -v a="$killed_at" -v b="$took" 'BEGIN { printf "%.1f", b - a }') s after the kill;" \
+    "the others look for the free secondary's key"
+  wait_until "$(limit_s "$(new_secondary_bound_ms)")" "a new secondary" has_new_secondary "$took" "$leader" "$secondary"
+  fleet_view >"$work/fleet.takeover.txt"
+  narrate "fleet: $(grep -m1 '^watcher:' "$work/fleet.takeover.txt")"
+}
+
+# After the wave: the agents the scenes stopped, for stop_agents_and_emulator (SIGTERM: exit 0; SIGKILL: 128 + 9).
+readonly sigkill_status=$((128 + 9))
 scene_stops() {
   local i
   i=$(scene_value stopped)
   [[ -z $i ]] || stopped_on_purpose[i]=0
+  i=$(scene_value killed)
+  [[ -z $i ]] || stopped_on_purpose[i]=$sigkill_status
 }
 # The error lines scene 1 expects (check_no_error_lines): the leader's agentless_impact for the stopped VM's Reboot.
 scene_expected_errors() {
@@ -163,8 +204,13 @@ scene_expected_errors() {
 plus() { awk -v t="$1" -v t0="$t0" 'BEGIN { printf "+%.1f s", t - t0 }'; } # a Unix time as the feed shows it
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
-# What the scene showed, from the agents' logs and the notes, with the checks that fail the game day without it.
+# What each scene showed, from the agents' logs and the notes, with the checks that fail the game day without it.
 scenes_summary() {
+  agentless_summary
+  takeover_summary
+}
+
+agentless_summary() {
   local x y ea eb rack impacts impact_t removed_t refused refused_t drained drained_t
   x=$(scene_value stopped) y=$(scene_value other) ea=$(scene_value agentless_event) eb=$(scene_value other_event)
   echo "== scene 1: an agent stopped, the watcher holds its rack"
@@ -212,4 +258,38 @@ scenes_summary() {
   before "$removed_t" "$drained_t" ||
     failures+=("scene 1: vm$y drained at $(plus "$drained_t") while vm$x's agentless record stood (removed at $(plus "$removed_t"))")
   [[ $(jq -r .line.forced_unsafe <<<"$drained") == false ]] || failures+=("scene 1: vm$y's drain was forced")
+}
+
+takeover_summary() {
+  local killed secondary killed_at took_t took new new_t bound
+  killed=$(scene_value killed) secondary=$(scene_value former_secondary) killed_at=$(scene_value killed_at)
+  echo "== scene 2: the watcher's leader killed, the secondary takes over"
+  if [[ -z $killed_at ]]; then
+    failures+=("scene 2 (the watcher's leader killed) did not run")
+    return
+  fi
+  took_t=$(first_line watcher_role '{"role": "leader"}' "$killed_at" "$secondary" | jq -r '.t // empty')
+  if [[ -z $took_t ]]; then
+    failures+=("scene 2: vm$secondary, the secondary, never logged watcher_role leader after vm$killed's agent was killed")
+    return
+  fi
+  took=$(awk -v a="$killed_at" -v b="$took_t" 'BEGIN { printf "%.2f", b - a }')
+  bound=$(takeover_bound_ms)
+  echo "   SIGKILL vm$killed (leader) at $(plus "$killed_at"); vm$secondary (secondary) logged watcher_role leader $took s" \
+    "later (bound: lease_ttl_s $lease_ttl_s + etcd's lease sweep $(in_s "$etcd_lease_sweep_ms") s + a poll $(in_s "$poll_ms") s" \
+    "+ a poll's margin = $(in_s "$bound") s)"
+  awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t * 1000 <= b) }' ||
+    failures+=("scene 2: vm$secondary took the leader's role $took s after the kill (bound $(in_s "$bound") s)")
+  new=$(new_secondary "$took_t" "$killed" "$secondary")
+  bound=$(new_secondary_bound_ms)
+  if [[ -n $new ]]; then
+    new_t=$(awk -v a="$took_t" -v b="$(jq -r .t <<<"$new")" 'BEGIN { printf "%.1f", b - a }')
+    echo "   new secondary: $(jq -r .by <<<"$new") (fault domain $(jq -r '.by[2:] | tonumber / 3 | floor' <<<"$new")), $new_t s" \
+      "after the takeover (bound: lease_ttl_s / 3 + a poll + a poll's margin = $(in_s "$bound") s)"
+    awk -v t="$new_t" -v b="$bound" 'BEGIN { exit !(t * 1000 <= b) }' ||
+      failures+=("scene 2: the new secondary came $new_t s after the takeover (bound $(in_s "$bound") s)")
+  else
+    failures+=("scene 2: no new secondary in another fault domain than vm$secondary's after the takeover")
+  fi
+  echo "   fleet afterwards: $(grep -m1 '^watcher:' "$work/fleet.takeover.txt" 2>/dev/null || echo "(not captured)")"
 }
