@@ -5,7 +5,9 @@
 # down than RF allows, a node left drained, an unexpected error line, an agent that died or stopped badly).
 # Usage: scripts/demo.sh [--no-build] [--bin-dir DIR] [--coordinated]   (or DEMO_BIN_DIR=DIR; DEMO_KEEP=1 keeps
 # the work dir). --coordinated: the agents coordinate through a 3-member etcd and approve the fault-domain events
-# once their three VMs are drained (the emulator plays Azure's documented --shared-approval any).
+# once their three VMs are drained (the emulator plays Azure's documented --shared-approval any); then two scenes of
+# the watcher: an agent stopped while its VM is listed in a Reboot (the leader holds its rack out: the other rack's
+# drain waits for the record to go), and the watcher's leader killed (the secondary leads within lease_ttl_s + a poll).
 #        scripts/demo.sh --real [...]   the same game day on a real 3-node Cassandra 5.0 cluster (demo/demo_real.sh)
 set -euo pipefail
 export LC_ALL=C
@@ -34,8 +36,8 @@ readonly vms=9 rf=3
 readonly racks_allowed=$((rf - (rf / 2 + 1)))
 # FD1's agents wait for rack1 between NotBefore - 8 s and the forced drain at NotBefore - 2 s. NotBefore and
 # the emulator's removal times are whole seconds, so a narrower window than these 6 s would be flaky.
-readonly poll_ms=500 drain_lead_s=8 unsafe_lead_s=2 complete_after_s=3
-readonly wave_limit_s=90 # the wave takes ~40 s; give up (and fail) after this
+readonly poll_ms=500 drain_lead_s=8 unsafe_lead_s=2 complete_after_s=3 command_timeout_s=10
+readonly wave_limit_s=90 scenes_limit_s=60 # the wave takes ~40 s, the scenes ~25 s; give up (and fail) after these
 
 make_work_dir cla-demo # removed at exit unless DEMO_KEEP=1 or the demo failed
 keep_work=${DEMO_KEEP:-0}
@@ -69,17 +71,18 @@ for ((i = 0; i < vms; i++)); do
   vm=vm$i
   address=$(emulator_vm_address "$work" "$vm")
   config=$(jq -n --arg endpoint "http://$address" --arg sim "$sim_bin" --arg cluster "$cluster" \
-    --arg node "127.0.1.$((i + 1))" --argjson poll "$poll_ms" \
+    --arg node "127.0.1.$((i + 1))" --argjson poll "$poll_ms" --argjson command_timeout "$command_timeout_s" \
     --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" \
-    --argjson coordination "$coordination" '{
+    --argjson coordination "$coordination" --argjson recheck "$unsafe_recheck_s" '{
       imds: {endpoint: $endpoint, poll_interval_ms: $poll, request_timeout_ms: 2000},
       node: {resource_name: "", fault_domain: -1},
-      cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: 10,
+      cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: $command_timeout,
                   restart_command: [$sim, "--cluster", $cluster, "--node", $node, "restart"]},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
       policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: false,
                no_impact_freeze_max_s: 9},
-      http: {listen: "127.0.0.1:0"}} + (if $coordination == {} then {} else {coordination: $coordination} end)')
+      http: {listen: "127.0.0.1:0"}}
+      | if $coordination == {} then . else .coordination = $coordination | .policy.unsafe_recheck_s = $recheck end')
   start_agent "$agent_bin" "$work/agents/$vm" "$config"
   agent_pid[i]=$agent_started
 done
@@ -142,13 +145,24 @@ wave() {
   wait_until 10 "every node up" all_up
   wait_until 10 "10 restores logged" restores_at_least 10
   narrate "wave over: no event left, every node up"
+  if ((coordinated)); then
+    agentless_scene
+    takeover_scene
+  fi
 }
 
 # ---- run it ---------------------------------------------------------------------------------------------
-play_wave "$wave_limit_s"
+if ((coordinated)); then
+  # Scene 2's SIGKILL: bash reports its killed child ("...: line N: PID Killed  \"${runner[@]}\" ...") on stderr;
+  # the summary says it.
+  play_wave "$((wave_limit_s + scenes_limit_s))" 2> >(grep -v -E '^.*: line [0-9]+: +[0-9]+ Killed +"\$\{runner' >&2)
+else
+  play_wave "$wave_limit_s"
+fi
 approvals=$(curl -sf --noproxy '*' "$admin/admin/approvals" || echo '[]')
 sleep "${DEMO_LINGER_S:-0}" # the agents idle this long after the wave (a scraper sees their final state)
-# Each agent must still be alive, and stop on SIGTERM with exit 0.
+# Each agent must still be alive, and stop on SIGTERM with exit 0 (those the scenes stopped: as their signal says).
+if ((coordinated)); then scene_stops; fi
 stop_agents_and_emulator
 
 # ---- invariants ---------------------------------------------------------------------------------------
@@ -162,17 +176,26 @@ left=$(jq -r "$node_state_jq"'[.datacenters[].racks[].nodes[] | select(state != 
 # The agent's own view (GET /state before the stop, the state file after it): nothing disabled, no event held.
 in_service='.node | (.drained | type) == "boolean" and ([.drained, .binary_disabled, .gossip_disabled,
   .memtables_flushed, (.drained_for | length > 0)] | any | not)'
+# An agent a scene stopped has no /state after the wave, and one killed (SIGKILL) logged no agent_stopped.
 for ((i = 0; i < vms; i++)); do
   ((dead[i])) && continue
-  jq -e "$in_service" <<<"${states[i]}" >/dev/null 2>&1 || failures+=("agent vm$i's /state does not say its node is in service: $(jq -c .node <<<"${states[i]}" 2>/dev/null)")
+  [[ -n ${stopped_on_purpose[i]:-} ]] || jq -e "$in_service" <<<"${states[i]}" >/dev/null 2>&1 ||
+    failures+=("agent vm$i's /state does not say its node is in service: $(jq -c .node <<<"${states[i]}" 2>/dev/null)")
   jq -e "$in_service" "$work/agents/vm$i/state.json" >/dev/null 2>&1 || failures+=("agent vm$i's state file does not say its node is in service")
-  jq -s -e 'any(.[]; .msg == "agent_stopped")' "$(agent_log "$i")" >/dev/null || failures+=("agent vm$i logged no agent_stopped")
+  ((${stopped_on_purpose[i]:-0} == sigkill_status)) || jq -s -e 'any(.[]; .msg == "agent_stopped")' "$(agent_log "$i")" >/dev/null ||
+    failures+=("agent vm$i logged no agent_stopped")
 done
+expected_drains=10 counted="3 per fault domain, 1 user reboot"
+if ((coordinated)); then
+  expected_error_lines=$(scene_expected_errors) expected_drains=11 counted+=", the other rack's in scene 1"
+  passed_note="no error lines but scene 1's agentless_impact, every agent stopped cleanly but vm$(scene_value killed) (SIGKILL, scene 2)"
+fi
 check_no_error_lines
 drains=$(count_msg drain_started)
 restores=$(count_msg restore_completed)
 unsafe=$(count_msg unsafe_to_drain)
-((drains == 10 && restores == 10)) || failures+=("expected 10 drains and 10 restores (3 per fault domain, 1 user reboot), got $drains and $restores")
+((drains == expected_drains && restores == expected_drains)) ||
+  failures+=("expected $expected_drains drains and $expected_drains restores ($counted), got $drains and $restores")
 approved=$(jq length <<<"$approvals")
 check_approval_count "$approved"
 ((unsafe >= 1)) || failures+=("no agent waited on the safety gate (unsafe_to_drain), though FD1 was scheduled while rack1 was out")
@@ -182,7 +205,10 @@ check_approval_count "$approved"
 # ---- summary --------------------------------------------------------------------------------------------
 echo "== summary (the wave took ${wave_s} s)"
 print_summary "$approvals"
-if ((coordinated)); then coordinated_summary "$approvals"; fi
+if ((coordinated)); then
+  coordinated_summary "$approvals"
+  scenes_summary
+fi
 echo "   total time: $(since "$demo_start") s (emulator, cluster and agents started, the wave, the checks)"
 if [[ -s $work/event.fd1 ]]; then
   echo "== follow one EventId (FD1's Freeze) across all 9 agents' logs:"
