@@ -43,10 +43,17 @@ struct DieWithParent {
   }
 };
 
-std::uint16_t free_port() {
+// n distinct ports of 127.0.0.1 that nobody listens on now: bound together, since a port just closed may be
+// handed out again at once (two members were once given the same client port).
+std::vector<std::uint16_t> free_ports(std::size_t n) {
   asio::io_context ctx;
-  asio::ip::tcp::acceptor acceptor(ctx, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
+  std::vector<asio::ip::tcp::acceptor> held;
+  std::vector<std::uint16_t> ports;
+  for (std::size_t i = 0; i < n; ++i) {
+    held.emplace_back(ctx, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    ports.push_back(held.back().local_endpoint().port());
+  }
+  return ports;
 }
 
 // Removes the dirs of fixtures whose test process died without its destructor (a crash): each dir names
@@ -122,12 +129,13 @@ EtcdCluster::EtcdCluster(EtcdClusterOptions options) : options_(options), dir_(m
   for (int attempt = 1;; ++attempt) {
     members_.clear();
     initial_cluster_.clear();
+    const auto ports = free_ports(3 * static_cast<std::size_t>(options_.members));
     for (int i = 0; i < options_.members; ++i) {
       auto m = std::make_unique<Member>();
       m->name = "m" + std::to_string(i);
-      m->client_port = free_port();
-      m->peer_port = free_port();
-      if (!options_.tls_dir.empty()) m->tls_port = free_port();
+      m->client_port = ports[3 * i];
+      m->peer_port = ports[3 * i + 1];
+      if (!options_.tls_dir.empty()) m->tls_port = ports[3 * i + 2];
       initial_cluster_ += (i ? "," : "") + m->name + "=" + m->peer_url();
       members_.push_back(std::move(m));
     }
