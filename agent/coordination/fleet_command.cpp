@@ -42,7 +42,9 @@ int run_fleet(const Config& config, bool json, std::ostream& out, std::ostream& 
         snapshot.emplace(co_await read_snapshot(etcd, coordination_keys(config.coordination.cluster)));
         document.emplace(co_await imds.get_scheduled_events());
       },
-      asio::detached);
+      // Done once both answered: the connections' deadline timers, still armed, must not hold run() until
+      // they expire (request_timeout_ms).
+      [&io](std::exception_ptr) { io.stop(); });
   io.run();
   if (!snapshot || !*snapshot) {
     err << "cassandra-lifecycle-agent fleet: etcd: "

@@ -102,9 +102,10 @@ class CoordinatedFleet {
   // `cassandra-lifecycle-agent fleet --config <vm's config> --json`: its parsed output (fails the test on a
   // non-zero exit).
   boost::json::object fleet_json(int vm) const;
+  // vm's work dir: its config.json, state and log.
+  std::filesystem::path dir(int vm) const { return dir_.path / ("vm" + std::to_string(vm)); }
 
  private:
-  std::filesystem::path dir(int vm) const { return dir_.path / ("vm" + std::to_string(vm)); }
   std::string cluster_file() const { return (dir_.path / "cluster.json").string(); }
   boost::json::object policy() const;        // the base policy with configure()'s keys merged
   boost::json::object coordination() const;  // likewise (empty when not coordinated)

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "agent_scenario.hpp"
+#include "cassandra_support.hpp"
 #include "coordinated_fleet.hpp"
 
 namespace {
@@ -58,6 +59,21 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
   BOOST_TEST(
       cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); },
                             fleet.record_removed_within()));
+}
+
+// The fleet command ends once etcd and IMDS answered, not when its connections' idle deadline timers expire:
+// with a request timeout of a minute it still ends within run_agent's few seconds.
+BOOST_AUTO_TEST_CASE(fleet_ends_once_answered_not_at_its_request_timeout) {
+  CoordinatedFleet fleet(1, true);
+  fleet.start(0);
+  auto config = boost::json::parse(cla::test::read_text((fleet.dir(0) / "config.json").string())).as_object();
+  config["imds"].as_object()["request_timeout_ms"] = 60000;
+  const auto path = fleet.dir(0) / "fleet-config.json";
+  cla::test::write_text(path.string(), boost::json::serialize(config));
+  const cla::test::AgentRun run = cla::test::run_agent({"fleet", "--config", path.string()}, fleet.dir(0));
+  BOOST_TEST_REQUIRE(run.exit_code.has_value(), "fleet still ran after run_agent's limit: " << run.err);
+  BOOST_TEST(*run.exit_code == 0, run.err);
+  BOOST_TEST(run.out.find("vm0") != std::string::npos, run.out);
 }
 
 BOOST_AUTO_TEST_CASE(a_stale_record_is_not_counted_and_is_deleted_by_the_admission) {
