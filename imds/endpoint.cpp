@@ -76,6 +76,12 @@ Result<Endpoint> parse_endpoint(std::string_view text) {
   return parse_http_endpoint(text, kImds);
 }
 
+bool is_loopback(const boost::asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped())
+    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).is_loopback();
+  return address.is_loopback();
+}
+
 std::string host_header(const Endpoint& endpoint) {
   const bool ipv6 = endpoint.host.find(':') != std::string::npos;
   std::string host = ipv6 ? "[" + endpoint.host + "]" : endpoint.host;

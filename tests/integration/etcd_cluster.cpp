@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "agent/coordination/etcd/base64.hpp"
+#include "imds/base64.hpp"
 #include "agent/coordination/etcd/etcd_codec.hpp"
 #include "imds_emulator_process.hpp"
 

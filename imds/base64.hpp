@@ -1,4 +1,5 @@
-// Standard base64 (RFC 4648, with padding), as etcd's JSON gateway carries keys and values.
+// Standard base64 (RFC 4648, with padding): etcd's JSON gateway carries keys and values in it, HTTP basic
+// auth its credentials (the Jolokia client).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
-// Standard base64 (RFC 4648, with padding), as etcd's JSON gateway carries keys and values.
-#include "agent/coordination/etcd/base64.hpp"
+// Standard base64 (RFC 4648, with padding).
+#include "imds/base64.hpp"
 
 #include <array>
 #include <cstdint>
