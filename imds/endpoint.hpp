@@ -28,7 +28,8 @@ struct EndpointRules {
   std::string_view userinfo_note;
   bool dns_names = false;  // host names other than localhost are accepted
   bool port_required = false;
-  bool https = false;  // https:// is accepted (Endpoint::tls)
+  bool https = false;     // https:// is accepted (Endpoint::tls)
+  bool any_path = false;  // a path is accepted (the caller reads it: Jolokia's context, "/jolokia")
 };
 
 Result<Endpoint> parse_http_endpoint(std::string_view url, const EndpointRules& rules);
