@@ -95,7 +95,8 @@ struct JolokiaClient::Impl {
   // One POST of `calls` within the call's deadline: one value per call, or why not.
   asio::awaitable<Result<Values, JolokiaFailure>> post(std::span<const JolokiaCall> calls,
                                                        Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    // Rounded up: an exchange never ends before the call's deadline.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) co_return failure(Kind::timeout, "no time left for the request");
     http::request<http::string_body> request{http::verb::post, options.url.path, 11};
     request.set(http::field::host, host_header(options.url.endpoint));
