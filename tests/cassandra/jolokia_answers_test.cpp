@@ -18,8 +18,9 @@ std::string ring_view_answer(const std::string& attributes) {
 }
 
 const std::string kEmpty =
-    R"({"LiveNodesWithPort":[],"UnreachableNodesWithPort":[],"JoiningNodesWithPort":[],"LeavingNodesWithPort":[],)"
-    R"("MovingNodesWithPort":[],"LoadMapWithPort":{},"TokenToEndpointWithPortMap":{},"EndpointWithPortToHostId":{}})";
+    R"({"LiveNodesWithPort":[],"UnreachableNodesWithPort":[],"JoiningNodesWithPort":[],)"
+    R"("LeavingNodesWithPort":[],"MovingNodesWithPort":[],"LoadMapWithPort":{},)"
+    R"("TokenToEndpointWithPortMap":{},"EndpointWithPortToHostId":{}})";
 
 Result<RingView, JolokiaError> ring_view(const std::string& body) {
   const auto calls = ring_view_calls();

@@ -77,16 +77,16 @@ BOOST_AUTO_TEST_CASE(second_rounds_ask_for_each_endpoint_and_keyspace_in_order) 
   const std::vector<std::string> endpoints{"10.0.0.2:7000", "[::1]:7000"};
   const auto places = places_calls(endpoints);
   BOOST_TEST_REQUIRE(places.size() == 4u);
-  BOOST_TEST(
-      describe(places[0]) ==
-      R"(exec org.apache.cassandra.db:type=EndpointSnitchInfo getDatacenter(java.lang.String) ["10.0.0.2:7000"])");
+  BOOST_TEST(describe(places[0]) ==
+             "exec org.apache.cassandra.db:type=EndpointSnitchInfo "
+             R"(getDatacenter(java.lang.String) ["10.0.0.2:7000"])");
   BOOST_TEST(
       describe(places[3]) ==
       R"(exec org.apache.cassandra.db:type=EndpointSnitchInfo getRack(java.lang.String) ["[::1]:7000"])");
   const auto replication = replication_calls(std::vector<std::string>{"b", "a"});
-  BOOST_TEST(
-      describe(replication[1]) ==
-      R"(exec org.apache.cassandra.db:type=StorageService getKeyspaceReplicationInfo(java.lang.String) ["a"])");
+  BOOST_TEST(describe(replication[1]) ==
+             "exec org.apache.cassandra.db:type=StorageService "
+             R"(getKeyspaceReplicationInfo(java.lang.String) ["a"])");
   BOOST_TEST(describe(running_calls()[0]) ==
              "read org.apache.cassandra.db:type=StorageService [GossipRunning, NativeTransportRunning, "
              "OperationMode]");

@@ -90,7 +90,8 @@ BOOST_AUTO_TEST_CASE(the_token_map_comes_back_in_ring_order) {
   const auto calls = ring_view_calls();
   const auto values = parse_jolokia_answer(
       R"({"value":{"LiveNodesWithPort":[],"UnreachableNodesWithPort":[],"JoiningNodesWithPort":[],)"
-      R"("LeavingNodesWithPort":[],"MovingNodesWithPort":[],"LoadMapWithPort":{},"EndpointWithPortToHostId":{},)"
+      R"("LeavingNodesWithPort":[],"MovingNodesWithPort":[],"LoadMapWithPort":{},)"
+      R"("EndpointWithPortToHostId":{},)"
       R"("TokenToEndpointWithPortMap":{"3074457345618258602":"c:7000","-9223372036854775808":"a:7000",)"
       R"("100":"a:7000","-3074457345618258603":"b:7000","99":"c:7000"}},"status":200})",
       calls);
