@@ -20,6 +20,11 @@ Result<bool> parse_flag(const std::map<std::string, std::string, std::less<>>& v
 
 }  // namespace
 
+std::ostream& operator<<(std::ostream& os, const NodeInfo& info) {
+  return os << "{" << info.host_id << " " << info.datacenter << " " << info.rack << " gossip "
+            << info.gossip_active << " native transport " << info.native_transport_active << "}";
+}
+
 Result<NodeInfo> parse_nodetool_info(std::string_view stdout_text) {
   // First occurrence wins: "Token" may repeat (one line per token with -T) and nothing else matters twice.
   std::map<std::string, std::string, std::less<>> values;

@@ -141,6 +141,17 @@ std::string line_error(std::size_t number, std::string_view line, const std::str
 
 }  // namespace
 
+std::ostream& operator<<(std::ostream& os, const StatusRow& row) {
+  return os << "{" << row.datacenter << " " << row.status << row.state << " " << row.address << " "
+            << row.load << " " << row.host_id << " " << row.rack << "}";
+}
+
+std::ostream& operator<<(std::ostream& os, const ClusterStatus& status) {
+  os << "{" << status.rows.size() << " rows:";
+  for (const auto& row : status.rows) os << " " << row;
+  return os << (status.note ? " Note: " + *status.note + "}" : "}");
+}
+
 Result<ClusterStatus> parse_nodetool_status(std::string_view stdout_text) {
   ClusterStatus status;
   std::optional<std::string> dc;

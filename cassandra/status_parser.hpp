@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,12 +21,16 @@ struct StatusRow {
   std::string host_id;  // "" when nodetool printed no host id
   std::string rack;
   bool up_normal() const { return status == 'U' && state == 'N'; }
+  friend bool operator==(const StatusRow&, const StatusRow&) = default;
 };
+std::ostream& operator<<(std::ostream& os, const StatusRow& row);
 
 struct ClusterStatus {
   std::vector<StatusRow> rows;      // in output order (which is NOT sorted by anything)
   std::optional<std::string> note;  // text after "Note: " (ownership unavailable), if any
+  friend bool operator==(const ClusterStatus&, const ClusterStatus&) = default;
 };
+std::ostream& operator<<(std::ostream& os, const ClusterStatus& status);
 
 // Columns are located from each section's header line; rows are read field by field in that order, so
 // values overflowing a fixed-width 3.x column still parse. Fails on output with no "Datacenter:" section,

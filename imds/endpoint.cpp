@@ -23,7 +23,7 @@ Result<Endpoint> parse_http_endpoint(std::string_view text, const EndpointRules&
     return fail(rules.https ? "the scheme must be http or https" : "the scheme must be http");
   if (!url.has_authority() || url.encoded_host().empty()) return fail("missing host");
   if (url.has_userinfo()) return fail(rules.userinfo_note);
-  if (!url.encoded_path().empty() && url.encoded_path() != "/")
+  if (!rules.any_path && !url.encoded_path().empty() && url.encoded_path() != "/")
     return fail("no path allowed (the client adds " + std::string(rules.path_note) + ")");
   if (url.has_query() || url.has_fragment()) return fail("no query or fragment allowed");
 
@@ -74,6 +74,12 @@ Result<Endpoint> parse_endpoint(std::string_view text) {
       .port_required = false,
   };
   return parse_http_endpoint(text, kImds);
+}
+
+bool is_loopback(const boost::asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped())
+    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).is_loopback();
+  return address.is_loopback();
 }
 
 std::string host_header(const Endpoint& endpoint) {

@@ -2,6 +2,7 @@
 // rules and etcd's share one parser.
 #pragma once
 
+#include <boost/asio/ip/address.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,7 +28,8 @@ struct EndpointRules {
   std::string_view userinfo_note;
   bool dns_names = false;  // host names other than localhost are accepted
   bool port_required = false;
-  bool https = false;  // https:// is accepted (Endpoint::tls)
+  bool https = false;     // https:// is accepted (Endpoint::tls)
+  bool any_path = false;  // a path is accepted (the caller reads it: Jolokia's context, "/jolokia")
 };
 
 Result<Endpoint> parse_http_endpoint(std::string_view url, const EndpointRules& rules);
@@ -42,6 +44,9 @@ Result<Endpoint> parse_endpoint(std::string_view url);
 // (etcd's is usually 2379); no user info (auth is coordination.username), no path, query or fragment.
 // https:// sets Endpoint::tls (coordination.tls says how).
 Result<Endpoint> parse_etcd_endpoint(std::string_view url);
+
+// Loopback: 127.0.0.0/8, ::1, and an IPv4 loopback address written as IPv6 (::ffff:127.0.0.1).
+bool is_loopback(const boost::asio::ip::address& address);
 
 // The Host header value for the endpoint: "127.0.0.1:8080", "[::1]:8080", or just the host on port 80.
 std::string host_header(const Endpoint& endpoint);

@@ -13,12 +13,17 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
                                    the next N in rack2, ... (the counts add up to the nodes of a DC; e.g. --nodes 6
                                    --racks 3,2,1: 127.0.0.1-3 rack1, .4-5 rack2, .6 rack3). Default: rack
                                    (K-1)%3+1 for the K-th node of a DC
+        [--jolokia]                load Jolokia's JVM agent into every node (SPEC 8.1): http://127.0.0.K:8778/jolokia,
+                                   user cla, a password generated for the cluster in DIR/jolokia.password (0600), the
+                                   policy scripts/cluster/jolokia-access.xml (only what the agent uses). Kept for the
+                                   cluster's life: `start ADDRESS` and `join` load it too
   join                             add one node to the running 1-DC cluster of 3 or 6: the next address, in dc1, its
                                    rack by the layout's rule, seeds the others, auto_bootstrap: true (so it
                                    streams its ranges and shows UJ until done). Returns once its log says
                                    JOINING; does not wait for UN. Once per cluster; not with --racks
   status                           one JSON line per node: address, rack, jmx_port, pid, state
-                                   (state: running | frozen | stopped, of the node's JVM)
+                                   (state: running | frozen | stopped, of the node's JVM); with --jolokia also
+                                   jolokia_url, jolokia_user and jolokia_password_file
   nodetool ADDRESS ARGS...         the real nodetool against that node (exec'd: a timeout's kill reaches java)
   cql ADDRESS STATEMENT            one CQL statement through that node (Python driver), e.g. ALTER KEYSPACE
   freeze ADDRESS SECONDS           SIGSTOP the node, SIGCONT it after SECONDS (in the background; a SIGTERM to
@@ -35,6 +40,7 @@ Environment:
   CASSANDRA_FIRST_HOST    last octet of the first node's address (default 1), so two clusters can run at once
   CASSANDRA_VERSION       org.apache.cassandra:cassandra-all version (default 5.0.9)
   CASSANDRA_NODE_UP_LIMIT_S  seconds a node gets to come up (default 240)
+  JOLOKIA_VERSION         org.jolokia:jolokia-agent-jvm version, classifier javaagent (default 2.6.0)
 JMX of the node on 127.0.0.K listens on 127.0.0.1, port 7000 + 100*K.
 EOF
 }
@@ -46,10 +52,12 @@ source "$cla_root/scripts/cluster/cassandra_conf.sh"
 
 cluster_dir=${CASSANDRA_CLUSTER_DIR:-$cla_root/build/cassandra-cluster}
 version=${CASSANDRA_VERSION:-5.0.9}
+jolokia_version=${JOLOKIA_VERSION:-2.6.0}
+jolokia_user=cla
 node_up_limit_s=${CASSANDRA_NODE_UP_LIMIT_S:-240}
 
 # ---- cluster layout (cluster.env holds what start chose) ----
-nodes="" first_host="" racks="" # set by load_layout
+nodes="" first_host="" racks="" jolokia="" # set by load_layout
 load_layout() {
   [[ -f $cluster_dir/cluster.env ]] || die "no cluster in $cluster_dir (run: $0 start)"
   # shellcheck disable=SC1091
@@ -141,6 +149,51 @@ EOF
 }
 classpath() { cat "$(resolve_classpath)"; }
 
+# ---- Jolokia (--jolokia): the JVM agent's jar from Maven, like cassandra-all; one password a cluster ----
+# The javaagent jar bundles what it needs: no dependency of its own to resolve.
+resolve_jolokia_jar() {
+  local mvn_dir=$cluster_dir/maven-jolokia jar_file=$cluster_dir/jolokia-$jolokia_version.txt
+  [[ -s $jar_file && -f $(<"$jar_file") ]] && { cat "$jar_file"; return; }
+  command -v mvn >/dev/null || die "mvn not found: install Maven (scripts/install-deps.sh)"
+  mkdir -p "$mvn_dir"
+  cat >"$mvn_dir/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>cla.local</groupId><artifactId>jolokia-agent</artifactId><version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.jolokia</groupId><artifactId>jolokia-agent-jvm</artifactId>
+      <version>$jolokia_version</version><classifier>javaagent</classifier>
+      <exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions></dependency>
+  </dependencies>
+</project>
+EOF
+  local goal=(dependency:build-classpath "-Dmdep.outputFile=$jar_file.tmp" -Dmdep.includeScope=runtime)
+  if ! (cd "$mvn_dir" && mvn -o -q -B "${goal[@]}") >"$mvn_dir/offline.log" 2>&1; then
+    log "jolokia-agent-jvm $jolokia_version (javaagent) not in ~/.m2; resolving from Maven Central"
+    if ! (cd "$mvn_dir" && mvn -q -B "${goal[@]}") >"$mvn_dir/online.log" 2>&1; then
+      tail -n 20 "$mvn_dir/online.log" >&2
+      die "Maven could not resolve org.jolokia:jolokia-agent-jvm:$jolokia_version:jar:javaagent (log: $mvn_dir/online.log)"
+    fi
+  fi
+  [[ -f $(<"$jar_file.tmp") ]] || die "Maven resolved no jar for jolokia-agent-jvm $jolokia_version ($jar_file.tmp)"
+  mv "$jar_file.tmp" "$jar_file"
+  cat "$jar_file"
+}
+jolokia_password_file() { echo "$(realpath -m "$cluster_dir")/jolokia.password"; }
+jolokia_url() { echo "http://$(node_address "$1"):8778/jolokia"; }
+# The cluster's password, made once (mode 0600, as a secret file of the agent must be).
+ensure_jolokia_password() {
+  local file
+  file=$(jolokia_password_file)
+  [[ -s $file ]] && return
+  (
+    umask 077
+    /usr/bin/python3 -I -c 'import secrets; print(secrets.token_urlsafe(24))' >"$file.tmp"
+  )
+  mv "$file.tmp" "$file"
+}
+
 require_java() {
   command -v java >/dev/null || die "java not found: Cassandra 5.0 needs a JDK 17 (scripts/install-deps.sh)"
   local major
@@ -156,7 +209,7 @@ check_ports_free() {
   jmx=$(node_jmx_port "$k")
   while :; do
     busy=""
-    for port in 7000 9042; do port_in_use "$address" "$port" && busy="$address:$port"; done
+    for port in 7000 9042 ${jolokia:+8778}; do port_in_use "$address" "$port" && busy="$address:$port"; done
     port_in_use 127.0.0.1 "$jmx" && busy="127.0.0.1:$jmx (JMX of $address)"
     [[ -n $busy ]] || return 0
     ((SECONDS < deadline)) || die "port $busy is in use (another cluster? CASSANDRA_FIRST_HOST shifts the addresses)"
@@ -186,8 +239,13 @@ launch_node() { # K [JVM_FLAG...]
   check_ports_free "$k"
   cp=$(classpath)
   [[ -f $dir/logs/system.log ]] && mv "$dir/logs/system.log" "$dir/logs/system.log.prev"
-  local flags
-  mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")")
+  local flags jar=""
+  if [[ -n $jolokia ]]; then
+    jar=$(resolve_jolokia_jar)
+    write_jolokia_conf "$dir" "$(node_address "$k")" "$jolokia_user" "$(jolokia_password_file)" \
+      "$cla_root/scripts/cluster/jolokia-access.xml"
+  fi
+  mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")" "$jar")
   flags+=("$@")
   detach "$dir/logs/stdout.log" java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon
   echo $! >"$dir/pid"
@@ -273,13 +331,14 @@ create_keyspace() {
 
 # ---- commands ----
 cmd_start_cluster() {
-  local want_nodes=3 want_tokens=1 want_dcs=1 want_racks=""
+  local want_nodes=3 want_tokens=1 want_dcs=1 want_racks="" want_jolokia=""
   while (($#)); do
     case $1 in
       --nodes) want_nodes=${2:?--nodes needs 3 or 6}; shift 2 ;;
       --num-tokens) want_tokens=${2:?--num-tokens needs a number}; shift 2 ;;
       --dcs) want_dcs=${2:?--dcs needs 1 or 2}; shift 2 ;;
       --racks) want_racks=${2:?--racks needs node counts, e.g. 3,2,1}; shift 2 ;;
+      --jolokia) want_jolokia=1; shift ;;
       --dir) cluster_dir=${2:?--dir needs a directory}; shift 2 ;;
       *) die "start: unknown argument '$1' (see --help)" ;;
     esac
@@ -295,11 +354,11 @@ cmd_start_cluster() {
   if [[ -f $cluster_dir/cluster.env ]]; then
     load_layout
     [[ $nodes == "$want_nodes" && ${num_tokens:-1} == "$want_tokens" && ${dcs:-1} == "$want_dcs" &&
-      ${racks:-} == "$want_racks" ]] ||
-      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s), racks '${racks:-}'; remove it to start another"
+      ${racks:-} == "$want_racks" && ${jolokia:-} == "$want_jolokia" ]] ||
+      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s), racks '${racks:-}', jolokia '${jolokia:-}'; remove it to start another"
   else
-    printf 'nodes=%s\nfirst_host=%s\nnum_tokens=%s\ndcs=%s\nracks=%s\n' "$want_nodes" "${CASSANDRA_FIRST_HOST:-1}" \
-      "$want_tokens" "$want_dcs" "$want_racks" >"$cluster_dir/cluster.env"
+    printf 'nodes=%s\nfirst_host=%s\nnum_tokens=%s\ndcs=%s\nracks=%s\njolokia=%s\n' "$want_nodes" \
+      "${CASSANDRA_FIRST_HOST:-1}" "$want_tokens" "$want_dcs" "$want_racks" "$want_jolokia" >"$cluster_dir/cluster.env"
     load_layout
   fi
   local started=$SECONDS k seeds=""
@@ -308,6 +367,10 @@ cmd_start_cluster() {
     seeds+="${seeds:+,}$(node_address "$k"):7000"
   done
   resolve_classpath >/dev/null
+  if [[ -n $jolokia ]]; then
+    resolve_jolokia_jar >/dev/null
+    ensure_jolokia_password
+  fi
   local per_dc dc_index
   per_dc=$(nodes_per_dc)
   for ((k = 1; k <= nodes; k++)); do
@@ -321,7 +384,7 @@ cmd_start_cluster() {
   wait_all_up_in_every_view
   log "every node UN in every view after $((SECONDS - started)) s"
   create_keyspace
-  say "$nodes nodes UN in every view, keyspace lifecycle ready in $((SECONDS - started)) s ($cluster_dir)"
+  say "$nodes nodes UN in every view, keyspace lifecycle ready in $((SECONDS - started)) s ($cluster_dir)${jolokia:+; Jolokia on port 8778 of each node}"
 }
 
 cmd_start_node() { # ADDRESS [--no-binary]
@@ -373,11 +436,14 @@ cmd_join() {
 
 cmd_status() {
   load_layout
-  local k pid
+  local k pid jolokia_fields=""
   for ((k = 1; k <= nodes; k++)); do
     pid=$(node_pid "$k")
-    printf '{"address":"%s","rack":"%s","jmx_port":%s,"pid":%s,"state":"%s"}\n' "$(node_address "$k")" \
-      "$(node_rack "$k")" "$(node_jmx_port "$k")" "${pid:-null}" "$(process_state "$pid")"
+    [[ -z $jolokia ]] ||
+      jolokia_fields=$(printf ',"jolokia_url":"%s","jolokia_user":"%s","jolokia_password_file":"%s"' \
+        "$(jolokia_url "$k")" "$jolokia_user" "$(jolokia_password_file)")
+    printf '{"address":"%s","rack":"%s","jmx_port":%s,"pid":%s,"state":"%s"%s}\n' "$(node_address "$k")" \
+      "$(node_rack "$k")" "$(node_jmx_port "$k")" "${pid:-null}" "$(process_state "$pid")" "$jolokia_fields"
   done
 }
 

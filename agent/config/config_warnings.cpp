@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "agent/config/config_fields.hpp"
-#include "agent/http/http_exposure.hpp"
 #include "imds/endpoint.hpp"
 #include "state/state_location.hpp"
 

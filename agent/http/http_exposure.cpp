@@ -3,13 +3,9 @@
 
 #include <string>
 
-namespace cla {
+#include "imds/endpoint.hpp"
 
-bool is_loopback(const boost::asio::ip::address& address) {
-  if (address.is_v6() && address.to_v6().is_v4_mapped())
-    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).is_loopback();
-  return address.is_loopback();
-}
+namespace cla {
 
 std::optional<boost::json::object> exposure_warning(std::string_view listen,
                                                     const boost::asio::ip::tcp::endpoint& bound) {

@@ -9,9 +9,6 @@
 
 namespace cla {
 
-// Loopback: 127.0.0.0/8, ::1, and an IPv4 loopback address written as IPv6 (::ffff:127.0.0.1).
-bool is_loopback(const boost::asio::ip::address& address);
-
 // The fields of `http_listen_exposed` (`listen` as configured, `serves`, `hint`) for an endpoint bound to
 // `bound`, or nothing when it is a loopback address.
 std::optional<boost::json::object> exposure_warning(std::string_view listen,

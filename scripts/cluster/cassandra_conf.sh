@@ -94,9 +94,25 @@ EOF
 EOF
 }
 
-# server_jvm_flags NODE_DIR JMX_PORT: printed one per line.
+# write_jolokia_conf NODE_DIR ADDRESS USER PASSWORD_FILE POLICY_FILE: the Jolokia JVM agent's options for the node
+# (SPEC 8.1) in NODE_DIR/conf/jolokia.properties, mode 0600 (it holds the password, which thus stays off the
+# command line): bound to ADDRESS:8778, basic auth, the policy, no multicast discovery, no stack traces in answers.
+write_jolokia_conf() {
+  local node_dir=$1 address=$2 user=$3 password_file=$4 policy_file=$5
+  mkdir -p "$node_dir/conf"
+  (
+    umask 077
+    printf '%s\n' "host=$address" port=8778 agentContext=/jolokia "user=$user" "password=$(<"$password_file")" \
+      "policyLocation=file://$policy_file" discoveryEnabled=false includeStackTrace=false \
+      serializeException=false >"$node_dir/conf/jolokia.properties"
+  )
+}
+
+# server_jvm_flags NODE_DIR JMX_PORT [JOLOKIA_JAR]: printed one per line. With JOLOKIA_JAR, the Jolokia JVM agent
+# with the options write_jolokia_conf wrote.
 server_jvm_flags() {
-  local node_dir=$1 jmx_port=$2
+  local node_dir=$1 jmx_port=$2 jolokia_jar=${3:-}
+  [[ -z $jolokia_jar ]] || echo "-javaagent:$jolokia_jar=config=$node_dir/conf/jolokia.properties"
   printf '%s\n' -Xms512M -Xmx512M -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1 \
     -XX:G1HeapRegionSize=16m -XX:MaxGCPauseMillis=300 -Djava.net.preferIPv4Stack=true \
     "${CASSANDRA_JPMS_FLAGS[@]}" \

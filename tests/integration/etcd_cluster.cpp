@@ -18,8 +18,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "agent/coordination/etcd/base64.hpp"
 #include "agent/coordination/etcd/etcd_codec.hpp"
+#include "imds/base64.hpp"
 #include "imds_emulator_process.hpp"
 
 namespace cla::test {

@@ -33,8 +33,17 @@ std::string describe(const CommandOutcome& out) {
 
 }  // namespace
 
+int first_host() {
+  static const int host = [] {
+    const char* text = ::getenv("CLA_REAL_FIRST_HOST");
+    const int value = text ? std::atoi(text) : 0;
+    return value >= 1 && value <= 250 ? value : 11;
+  }();
+  return host;
+}
+
 std::string node_address(int k) {
-  return "127.0.0." + std::to_string(kFirstHost - 1 + k);
+  return "127.0.0." + std::to_string(first_host() - 1 + k);
 }
 std::string cluster_script() {
   return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "cassandra-cluster.sh").string();
@@ -54,14 +63,14 @@ CommandOutcome nodetool(const std::string& address, const std::string& subcomman
 
 ClusterFixture::ClusterFixture() {
   ::setenv("CASSANDRA_CLUSTER_DIR", CLA_REAL_CLUSTER_DIR, 1);
-  ::setenv("CASSANDRA_FIRST_HOST", std::to_string(kFirstHost).c_str(), 1);
+  ::setenv("CASSANDRA_FIRST_HOST", std::to_string(first_host()).c_str(), 1);
   cluster({"stop"});  // a crashed run's JVMs
   std::error_code ignored;
   const std::filesystem::path dir(CLA_REAL_CLUSTER_DIR);
   for (int k = 1; k <= kNodes; ++k) std::filesystem::remove_all(dir / ("node" + std::to_string(k)), ignored);
   std::filesystem::remove(dir / "cluster.env", ignored);
   const auto started = std::chrono::steady_clock::now();
-  const CommandOutcome out = cluster({"start"}, kNodeStartLimit * 2);
+  const CommandOutcome out = cluster({"start", "--jolokia"}, kNodeStartLimit * 2);
   if (!out.ok())
     throw std::runtime_error("the real suite needs a Cassandra cluster: cassandra-cluster.sh start failed: " +
                              describe(out));

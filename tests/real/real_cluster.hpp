@@ -1,6 +1,6 @@
-// The real suite's Cassandra: one 3-node cluster (scripts/cassandra-cluster.sh) for the whole test binary,
-// on 127.0.0.11..13 under the build dir so it cannot collide with a developer's cluster, and helpers to read
-// every node's view and to bring a node back after a case.
+// The real suite's Cassandra: one 3-node cluster (scripts/cassandra-cluster.sh --jolokia) for the whole test
+// binary, on 127.0.0.11..13 (CLA_REAL_FIRST_HOST moves them) under the build dir so it cannot collide with a
+// developer's cluster, and helpers to read every node's view and to bring a node back after a case.
 #pragma once
 
 #include <atomic>
@@ -16,7 +16,9 @@
 
 namespace cla::test::real {
 
-inline constexpr int kFirstHost = 11;  // node K (1..3, rack K) listens on 127.0.0.(10 + K)
+// Node K (1..3, rack K) listens on 127.0.0.(first_host() - 1 + K): 11 unless CLA_REAL_FIRST_HOST says
+// otherwise (so that two worktrees' real suites can run at once).
+int first_host();
 inline constexpr int kNodes = 3;
 std::string node_address(int k);   // "127.0.0.11" for k = 1
 std::string cluster_script();      // <repo>/scripts/cassandra-cluster.sh

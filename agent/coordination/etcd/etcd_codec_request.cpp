@@ -3,8 +3,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "agent/coordination/etcd/base64.hpp"
 #include "agent/coordination/etcd/etcd_codec.hpp"
+#include "imds/base64.hpp"
 
 namespace cla::etcd_codec {
 namespace {

@@ -2,8 +2,8 @@
 // values, strict about types, never throwing on any bytes.
 #include <boost/json/parser.hpp>
 
-#include "agent/coordination/etcd/base64.hpp"
 #include "agent/coordination/etcd/etcd_codec.hpp"
+#include "imds/base64.hpp"
 #include "imds/json_read.hpp"
 
 namespace cla::etcd_codec {

@@ -5,6 +5,8 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "imds/endpoint.hpp"
+
 namespace {
 
 namespace ip = boost::asio::ip;
