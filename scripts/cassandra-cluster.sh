@@ -17,10 +17,23 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
                                    user cla, a password generated for the cluster in DIR/jolokia.password (0600), the
                                    policy scripts/cluster/jolokia-access.xml (only what the agent uses). Kept for the
                                    cluster's life: `start ADDRESS` and `join` load it too
-  join                             add one node to the running 1-DC cluster of 3 or 6: the next address, in dc1, its
+  join [--hold-s SECONDS]          add one node to the running 1-DC cluster of 3 or 6: the next address, in dc1, its
                                    rack by the layout's rule, seeds the others, auto_bootstrap: true (so it
                                    streams its ranges and shows UJ until done). Returns once its log says
-                                   JOINING; does not wait for UN. Once per cluster; not with --racks
+                                   JOINING; does not wait for UN. Once per cluster (again after remove); not
+                                   with --racks. --hold-s: the node waits SECONDS between announcing its tokens
+                                   and its first stream (-Dcassandra.ring_delay_ms, Cassandra's own pause "for
+                                   pending range setup", 30 s by default), so it stays UJ, its pending ranges
+                                   known to every node, that long whatever the data; join then returns once
+                                   that pause has begun (its tokens announced)
+  remove ADDRESS                   take the node join added out of the cluster for good: kill it, then
+                                   `nodetool removenode HOST_ID` from another node or, for a node that never
+                                   finished joining (removenode refuses one not in the ring), `nodetool
+                                   assassinate` (gossip then holds it as LEFT until it expires); returns once no
+                                   node's status lists it and every other node is UN in every view; its
+                                   directory is removed and cluster.env counts the nodes before join again
+                                   (Cassandra drops a bootstrapping node silent for 5 min by itself, as a
+                                   failed bootstrap: remove then finds no node listing it and only resets)
   status                           one JSON line per node: address, rack, jmx_port, pid, state
                                    (state: running | frozen | stopped, of the node's JVM); with --jolokia also
                                    jolokia_url, jolokia_user and jolokia_password_file
@@ -416,7 +429,19 @@ cmd_start_node() { # ADDRESS [--no-binary]
 # and status include it.
 cmd_join() {
   load_layout
-  (($# == 0)) || die "join takes no argument, not '$*'"
+  local hold_s="" flags=() mark="JOINING:"
+  while (($#)); do
+    case $1 in
+      --hold-s) hold_s=${2:?--hold-s needs SECONDS}; shift 2 ;;
+      *) die "join: unknown argument '$1' (only --hold-s SECONDS)" ;;
+    esac
+  done
+  if [[ -n $hold_s ]]; then
+    [[ $hold_s =~ ^[1-9][0-9]{0,5}$ ]] || die "join: --hold-s must be 1..999999 seconds, not '$hold_s'"
+    # RING_DELAY: how long a bootstrapping node sleeps after gossiping its tokens (STATUS BOOT) before it streams.
+    flags=("-Dcassandra.ring_delay_ms=$((hold_s * 1000))")
+    mark="JOINING: sleeping $((hold_s * 1000)) ms for pending range setup"
+  fi
   [[ ${dcs:-1} == 1 ]] || die "join: a cluster of one DC only (this one has ${dcs:-1})"
   [[ -z ${racks:-} ]] || die "join: not with --racks (the layout names the racks of $nodes nodes only)"
   [[ $nodes == 3 || $nodes == 6 ]] || die "join: the cluster has $nodes nodes; join adds one node once, to 3 or 6"
@@ -429,9 +454,60 @@ cmd_join() {
   load_layout
   write_node_conf "$(node_dir "$k")" "$(node_address "$k")" "$(node_rack "$k")" \
     "$(node_token 1 $((2 * (k - 1))))" "$seeds" dc1 "${num_tokens:-1}" true
-  launch_node "$k"
-  wait_node_listening "$k" "JOINING:"
-  say "node $(node_address "$k") ($(node_rack "$k")) joining after $((SECONDS - started)) s: see $0 nodetool $(node_address 1) status"
+  launch_node "$k" "${flags[@]}"
+  wait_node_listening "$k" "$mark"
+  say "node $(node_address "$k") ($(node_rack "$k")) joining after $((SECONDS - started)) s${hold_s:+, held ${hold_s} s before it streams}: see $0 nodetool $(node_address 1) status"
+}
+
+# The Host ID column of `nodetool status` for ADDRESS, as node K sees it ("" when it is not listed).
+host_id_in_view() {
+  run_nodetool "$1" status 2>/dev/null |
+    awk -v a="$2" '$2 == a { for (i = 3; i <= NF; i++) if (length($i) == 36 && $i ~ /^[0-9a-f-]+$/) print $i }'
+}
+# No node of 1..N lists ADDRESS in its `nodetool status` (every view asked and answered).
+unlisted_in_every_view() {
+  local n=$1 address=$2 k out
+  for ((k = 1; k <= n; k++)); do
+    out=$(run_nodetool "$k" status 2>/dev/null) || return 1
+    awk -v a="$address" '$2 == a { found = 1 } END { exit !found }' <<<"$out" && return 1
+  done
+  return 0
+}
+
+# The node join added, out for good (see usage): the cluster as start left it.
+cmd_remove() {
+  load_layout
+  local address=${1:?remove needs ADDRESS} k i started=$SECONDS host_id="" before
+  (($# == 1)) || die "remove takes one ADDRESS, not '$*'"
+  k=$(node_of_address "$address")
+  before=$((k - 1))
+  [[ ${dcs:-1} == 1 && -z ${racks:-} && ($before == 3 || $before == 6) && $k == "$nodes" ]] ||
+    die "remove: only the node join added (the last of 4 or 7 in one DC), not $address of $nodes"
+  for ((i = 1; i <= before; i++)); do
+    [[ -n $(node_pid "$i") ]] || die "node $(node_address "$i") is not running: remove needs every other node"
+    [[ -n $host_id ]] || host_id=$(host_id_in_view "$i" "$address")
+  done
+  kill_nodes "$k"
+  if [[ -z $host_id ]]; then
+    log "no node lists $address: nothing to remove from the ring"
+  elif run_nodetool 1 removenode "$host_id" >"$cluster_dir/remove.log" 2>&1; then
+    log "removenode $host_id ($address) done"
+  elif grep -q "not a member of the token ring" "$cluster_dir/remove.log"; then
+    # A node that never finished joining has no normal tokens; assassinate sleeps RING_DELAY (30 s) first.
+    log "$address never joined the ring: assassinate (about 35 s)"
+    run_nodetool 1 assassinate "$address" >>"$cluster_dir/remove.log" 2>&1 ||
+      { cat "$cluster_dir/remove.log" >&2; die "nodetool assassinate $address failed"; }
+  else
+    cat "$cluster_dir/remove.log" >&2
+    die "nodetool removenode $host_id ($address) failed"
+  fi
+  sed -i "s/^nodes=.*/nodes=$before/" "$cluster_dir/cluster.env"
+  rm -rf "$(node_dir "$k")"
+  load_layout
+  wait_poll_s=1 wait_until "$node_up_limit_s" "$address gone from every node's status" \
+    unlisted_in_every_view "$before" "$address"
+  wait_all_up_in_every_view
+  say "node $address removed in $((SECONDS - started)) s; $nodes nodes UN in every view"
 }
 
 cmd_status() {
@@ -530,6 +606,7 @@ case ${1:-} in
     if [[ ${1:-} =~ ^127\. ]]; then cmd_start_node "$@"; else cmd_start_cluster "$@"; fi
     ;;
   join) shift; cmd_join "$@" ;;
+  remove) shift; cmd_remove "$@" ;;
   status) cmd_status ;;
   nodetool) shift; cmd_nodetool "$@" ;;
   cql) shift; cmd_cql "$@" ;;
