@@ -1,8 +1,11 @@
 // The coordinated mode's shell (SPEC 9): member key, admission transaction, shared-approval reads, release.
 #include "agent/coordination/coordinator.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
+#include <random>
 
 #include "agent/config/config_coordination.hpp"
 #include "agent/log.hpp"
@@ -15,7 +18,20 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr int kAdmissionAttempts = 3;  // a transaction beaten by another agent's is read and tried again
+// A transaction beaten by another agent's commit is read and tried again for this long before the admission
+// counts as refused (which the core asks again only at its next gate check, unsafe_recheck_s later): the 50
+// agents of a fault domain, which all admit at the same poll, commit one after the other, ~50 transactions.
+constexpr auto kAdmissionContention = 3s;
+
+// The pause before try number `attempt` + 1: random, up to 20 ms a try so far (at most 200 ms), so that
+// agents beaten together do not collide again in step.
+std::chrono::milliseconds contention_pause(int attempt) {
+  thread_local std::minstd_rand random(
+      static_cast<unsigned>(::getpid()) ^
+      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const int ceiling_ms = std::min(20 * attempt, 200);
+  return std::chrono::milliseconds(std::uniform_int_distribution<int>(0, ceiling_ms)(random));
+}
 
 asio::awaitable<void> sleep_for(asio::any_io_executor ex, std::chrono::milliseconds d) {
   asio::steady_timer t(ex, d);
@@ -204,7 +220,8 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}, 1};
     co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}, 1};
   }
-  for (int attempt = 1; attempt <= kAdmissionAttempts; ++attempt) {
+  const auto contended_until = std::chrono::steady_clock::now() + kAdmissionContention;
+  for (int attempt = 1;; ++attempt) {
     auto snap = co_await read_snapshot(*client_, keys_);
     if (!snap)
       co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}, attempt};
@@ -240,9 +257,16 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
                   {"reason", "its agent has no member key and its node is UN"}});
       co_return AdmissionOutcome{CoordinationResult::allowed, verdict.reason, {}, attempt};
     }
+    const auto pause = contention_pause(attempt);
+    if (std::chrono::steady_clock::now() + pause >= contended_until)
+      co_return AdmissionOutcome{CoordinationResult::refused,
+                                 "other agents' drain records kept changing for " +
+                                     std::to_string(kAdmissionContention.count()) + " s (" +
+                                     std::to_string(attempt) + " transactions)",
+                                 {},
+                                 attempt};
+    co_await sleep_for(ex_, pause);
   }
-  co_return AdmissionOutcome{
-      CoordinationResult::refused, "other agents' drain records kept changing", {}, kAdmissionAttempts};
 }
 
 asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
