@@ -56,7 +56,8 @@ struct NodeChangeAttempt {
 struct NodeCallRecord {
   std::string_view name;  // the nodetool subcommand it stands for: "status", "disablebinary", ...
   bool ok = false, timed_out = false, abandoned = false;
-  bool cut_short = false;  // it answered more than its limit: the answer was refused
+  bool cut_short = false;    // it answered more than its limit: the answer was refused
+  bool unreachable = false;  // the node's management interface did not answer (down, starting)
   std::chrono::milliseconds duration{0};
   std::string detail;  // why not ok (or cut short), one line
 };

@@ -18,8 +18,14 @@ asio::awaitable<CommandOutcome> NodetoolBackend::run(std::string_view subcommand
   if (abandonable) groups = read_groups_;
   CommandOutcome out = co_await runner_.run(std::string(subcommand), std::move(groups), timeout);
   if (observer_)
-    observer_({subcommand, out.ok(), out.timed_out, out.abandoned, out.truncated, out.duration,
-               out.ok() && !out.truncated ? "" : out.summary()});
+    observer_({.name = subcommand,
+               .ok = out.ok(),
+               .timed_out = out.timed_out,
+               .abandoned = out.abandoned,
+               .cut_short = out.truncated,
+               .unreachable = is_connect_failure(out),
+               .duration = out.duration,
+               .detail = out.ok() && !out.truncated ? "" : out.summary()});
   co_return out;
 }
 

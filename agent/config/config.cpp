@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "agent/config/config_cassandra.hpp"
 #include "agent/config/config_coordination.hpp"
 #include "agent/config/config_fields.hpp"
 #include "agent/config/config_validation.hpp"
@@ -59,11 +60,7 @@ Check read_config(const boost::json::value& root, Config& c) {
                     int_into(c.node.fault_domain, -1, std::numeric_limits<int>::max(),
                              "must be -1 (discover it from IMDS) or a fault-domain number (0 or more)")},
                })},
-      {"cassandra", object_of({
-                        {"nodetool", argv_into(c.cassandra.nodetool, false)},
-                        {"command_timeout_s", duration_into(c.cassandra.command_timeout_s, 1, 3600)},
-                        {"restart_command", argv_into(c.cassandra.restart_command, true)},
-                    })},
+      {"cassandra", cassandra_into(c.cassandra)},
       {"topology", object_of({
                        {"replication_factor", int_into(c.topology.replication_factor, 1, 9)},
                        {"consistency", consistency_into(c.topology.consistency)},
@@ -91,6 +88,7 @@ Check read_config(const boost::json::value& root, Config& c) {
   });
   if (auto error = reader(root, "")) return error;
   if (auto error = check_across_keys(c)) return error;
+  if (auto error = check_cassandra(c.cassandra)) return error;
   return check_coordination(c.coordination);
 }
 
@@ -141,9 +139,7 @@ boost::json::object config_to_json(const Config& c) {
                                     {"request_timeout_ms", c.imds.request_timeout_ms.count()}};
   out["node"] =
       boost::json::object{{"resource_name", c.node.resource_name}, {"fault_domain", c.node.fault_domain}};
-  out["cassandra"] = boost::json::object{{"nodetool", to_json_array(c.cassandra.nodetool)},
-                                         {"command_timeout_s", c.cassandra.command_timeout_s.count()},
-                                         {"restart_command", to_json_array(c.cassandra.restart_command)}};
+  out["cassandra"] = cassandra_to_json(c.cassandra);
   out["topology"] = boost::json::object{{"replication_factor", c.topology.replication_factor},
                                         {"consistency", to_string(c.topology.consistency)},
                                         {"schema_refresh_s", c.topology.schema_refresh_s.count()},

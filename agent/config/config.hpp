@@ -32,10 +32,22 @@ struct NodeConfig {
   bool operator==(const NodeConfig&) const = default;
 };
 
+// How the agent reads and changes its node (SPEC 2.3 cassandra.backend).
+enum class NodeBackendKind { nodetool, jolokia };
+
+struct JolokiaConfig {
+  std::string url{"http://127.0.0.1:8778/jolokia"};
+  std::string username;       // with password_file: basic auth
+  std::string password_file;  // a secret file (checked as coordination.password_file is)
+  bool operator==(const JolokiaConfig&) const = default;
+};
+
 struct CassandraConfig {
   std::vector<std::string> nodetool{"nodetool"};  // argv prefix; the subcommand is appended
   std::chrono::seconds command_timeout_s{120};
   std::vector<std::string> restart_command;  // empty: log restart_required instead
+  NodeBackendKind backend = NodeBackendKind::nodetool;
+  JolokiaConfig jolokia;
   bool operator==(const CassandraConfig&) const = default;
 };
 

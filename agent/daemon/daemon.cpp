@@ -6,10 +6,12 @@
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
+#include "agent/config/config_cassandra.hpp"
 #include "agent/daemon/systemd_notify.hpp"
 #include "agent/http/http_endpoint.hpp"
 #include "agent/http/http_exposure.hpp"
 #include "agent/log.hpp"
+#include "cassandra/jolokia_backend.hpp"
 #include "cassandra/nodetool_backend.hpp"
 #include "state/state_codec.hpp"
 #include "state/state_location.hpp"
@@ -39,6 +41,18 @@ ImdsClientOptions poll_options(const Config& c) {
   return o;
 }
 constexpr auto kImdsErrorLogEvery = 60s;
+
+// The backend cassandra.backend names. The config's load checked the Jolokia options already (the same
+// function): failing now means the password file changed since, a fatal error at start.
+std::unique_ptr<NodeBackend> make_node_backend(asio::io_context& io, const CassandraConfig& c,
+                                               NodeCallObserver observer) {
+  if (c.backend == NodeBackendKind::nodetool)
+    return std::make_unique<NodetoolBackend>(c.nodetool, c.command_timeout_s, std::move(observer));
+  auto options = jolokia_options(c.jolokia);
+  if (!options) throw std::runtime_error("cassandra.jolokia: " + options.error().message);
+  return std::make_unique<JolokiaBackend>(io.get_executor(), *options, c.command_timeout_s,
+                                          std::move(observer));
+}
 }  // namespace
 
 Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
@@ -47,8 +61,8 @@ Daemon::Daemon(asio::io_context& io, Config config, bool dry_run)
       dry_run_(dry_run),
       poll_client_(io.get_executor(), poll_options(config_)),
       compute_client_(std::in_place, io.get_executor(), imds_options(config_)),
-      node_(std::make_unique<NodetoolBackend>(config_.cassandra.nodetool, config_.cassandra.command_timeout_s,
-                                              [this](const NodeCallRecord& call) { on_node_call(call); })),
+      node_(make_node_backend(io, config_.cassandra,
+                              [this](const NodeCallRecord& call) { on_node_call(call); })),
       store_(config_.state_file),
       fleet_read_done_(io),
       refresh_done_(io, std::chrono::steady_clock::time_point::max()),

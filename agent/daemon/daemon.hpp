@@ -143,7 +143,8 @@ class Daemon {
   ImdsClient poll_client_;
   // Start-up only (compute metadata, before the poll's ticks run), then closed.
   std::optional<ImdsClient> compute_client_;
-  std::unique_ptr<NodeBackend> node_;   // the node's reads and steps (cassandra.backend)
+  std::unique_ptr<NodeBackend> node_;  // the node's reads and steps (cassandra.backend)
+  std::optional<SteadyTime> jolokia_unreachable_logged_;
   std::uint64_t reads_generation_ = 0;  // counts abandons: a read started before the last one is stale
   StateStore store_;
   CoreClock clock_;            // the core's time: monotonic (SPEC 3.9); NotBefore converted at each sighting

@@ -164,6 +164,15 @@ void Daemon::on_node_call(const NodeCallRecord& call) {
   if (call.timed_out)
     log_line(LogLevel::warning, "nodetool_timed_out",
              {{"subcommand", call.name}, {"timeout", true}, {"detail", call.detail}});
+  if (call.unreachable && config_.cassandra.backend == NodeBackendKind::jolokia) {
+    metrics_.jolokia_unreachable();
+    const auto now = std::chrono::steady_clock::now();
+    if (!jolokia_unreachable_logged_ || now - *jolokia_unreachable_logged_ >= 60s) {
+      jolokia_unreachable_logged_ = now;
+      log_line(LogLevel::warning, "jolokia_unreachable",
+               {{"call", call.name}, {"url", config_.cassandra.jolokia.url}, {"detail", call.detail}});
+    }
+  }
   if (call.cut_short)  // refused by the backend: a listing cut short must never read as a shorter cluster
     log_line(LogLevel::error, "nodetool_output_truncated",
              {{"subcommand", call.name}, {"detail", call.detail}});

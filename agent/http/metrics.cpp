@@ -199,6 +199,12 @@ Metrics::Metrics()
                          "Times etcd could not be reached for a drain admission or a shared approval "
                          "(coordinated mode; logged coordination_unavailable, at most once a minute)")
               .Add({})),
+      jolokia_unreachable_(
+          counter_family(
+              *registry_, "cla_jolokia_unreachable_total",
+              "Calls to the node's Jolokia agent that found no connection (cassandra.backend jolokia; "
+              "logged jolokia_unreachable, at most once a minute)")
+              .Add({})),
       watcher_role_(
           gauge_family(*registry_, "cla_watcher_role",
                        "1 for this agent's watcher role (leader, secondary, none), 0 for the others "
@@ -287,6 +293,10 @@ void Metrics::impact_without_drain() {
 
 void Metrics::coordination_unavailable() {
   coordination_unavailable_.Increment();
+}
+
+void Metrics::jolokia_unreachable() {
+  jolokia_unreachable_.Increment();
 }
 
 void Metrics::set_watcher_role(std::string_view role) {

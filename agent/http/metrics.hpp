@@ -76,6 +76,7 @@ class Metrics {
   void set_gate_verdict(GateVerdict verdict, WallTime at);
   void impact_without_drain();
   void coordination_unavailable();
+  void jolokia_unreachable();
   // cla_watcher_role{role}: 1 for this agent's watcher role (leader, secondary, none), 0 for the others;
   // absent until coordinated mode starts.
   void set_watcher_role(std::string_view role);
@@ -104,6 +105,7 @@ class Metrics {
   prometheus::Gauge& gate_checked_at_;
   prometheus::Counter& impact_without_drain_;
   prometheus::Counter& coordination_unavailable_;
+  prometheus::Counter& jolokia_unreachable_;
   prometheus::Family<prometheus::Gauge>& watcher_role_;
   prometheus::Counter& agentless_impacts_;
   prometheus::Gauge& unprotectable_keyspaces_;

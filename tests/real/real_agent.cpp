@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "agent_scenario.hpp"
+#include "cassandra_support.hpp"
 #include "real_cluster.hpp"
 #include "state/scheduled_event.hpp"
 
@@ -70,6 +71,11 @@ json::object event_record(const ImdsEmulatorProcess& emulator, const std::string
   return {};
 }
 
+std::string real_backend() {
+  const char* backend = std::getenv("CLA_REAL_BACKEND");
+  return backend && *backend ? backend : "nodetool";
+}
+
 RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology,
                      std::vector<std::string> nodetool_wrapper)
     : k_(k) {
@@ -89,6 +95,16 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
          {"restart_command", {cluster_script(), "start", address_, "--no-binary"}}}},
        {"policy", full_policy},
        {"topology", std::move(topology)}});
+  if (real_backend() == "jolokia") {
+    const json::object node = status_line(k);
+    json::object config = json::parse(read_text(config_.string())).as_object();
+    auto& cassandra = config["cassandra"].as_object();
+    cassandra["backend"] = "jolokia";
+    cassandra["jolokia"] = {{"url", node.at("jolokia_url")},
+                            {"username", node.at("jolokia_user")},
+                            {"password_file", node.at("jolokia_password_file")}};
+    write_text(config_.string(), json::serialize(config));
+  }
 }
 
 RealAgent::~RealAgent() {

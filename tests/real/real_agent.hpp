@@ -26,6 +26,10 @@ inline constexpr auto kFreezeDrain = 3 * kNodetoolCall;
 // A restore without a restart: enablegossip, enablebinary, statusgossip, statusbinary.
 inline constexpr auto kRestore = 4 * kNodetoolCall;
 
+// The backend the real suite's agents use: CLA_REAL_BACKEND (nodetool, the default, or jolokia: the cluster's
+// Jolokia agent of the node, as cassandra-cluster.sh status names it). CTest runs the suite once with each.
+std::string real_backend();
+
 // vm1..vm3 in fault domains 0..2, impact hook mapped to the real nodes. restart_on_end false makes the
 // hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it back.
 std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end = true);

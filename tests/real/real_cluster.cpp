@@ -52,6 +52,18 @@ std::string impact_hook_script() {
   return (std::filesystem::path(CLA_SOURCE_DIR) / "scripts" / "cluster" / "impact-hook.sh").string();
 }
 
+boost::json::object status_line(int k) {
+  const auto out = cluster({"status"});
+  require_ok(out);
+  for (auto line : cla::split_lines(out.out))
+    if (!cla::trim(line).empty()) {
+      auto node = boost::json::parse(line).as_object();
+      if (node.at("address").as_string() == node_address(k)) return node;
+    }
+  BOOST_FAIL("no status line for " << node_address(k));
+  return {};
+}
+
 CommandOutcome cluster(std::vector<std::string> args, std::chrono::seconds limit) {
   args.insert(args.begin(), cluster_script());
   return run_blocking(run_command(std::move(args), limit));

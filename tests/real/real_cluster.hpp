@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -32,6 +33,9 @@ struct ClusterFixture {
   ~ClusterFixture();
 };
 
+// cassandra-cluster.sh status's line of node K: address, rack, jmx_port, pid, state, and with --jolokia its
+// jolokia_url, jolokia_user, jolokia_password_file.
+boost::json::object status_line(int k);
 // cassandra-cluster.sh ARGS... to completion (bounded by `limit`).
 CommandOutcome cluster(std::vector<std::string> args, std::chrono::seconds limit = std::chrono::seconds(300));
 CommandOutcome nodetool(const std::string& address, const std::string& subcommand);

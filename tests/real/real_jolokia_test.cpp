@@ -29,19 +29,6 @@ long long ms(std::chrono::steady_clock::duration d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
 }
 
-// cassandra-cluster.sh status's line of node K (its jolokia_url, jolokia_user, jolokia_password_file).
-boost::json::object status_line(int k) {
-  const auto out = cluster({"status"});
-  require_ok(out);
-  for (auto line : cla::split_lines(out.out))
-    if (!cla::trim(line).empty()) {
-      auto node = boost::json::parse(line).as_object();
-      if (node.at("address").as_string() == node_address(k)) return node;
-    }
-  BOOST_FAIL("no status line for " << node_address(k));
-  return {};
-}
-
 // A client of node K's Jolokia agent on its own io_context, as the cluster script's status names it.
 struct JolokiaNode {
   explicit JolokiaNode(int k, std::optional<std::string> password_file = std::nullopt)

@@ -31,7 +31,9 @@ constexpr std::string_view kSpecDefaults = R"({
   "cassandra": {
     "nodetool": ["nodetool"],
     "command_timeout_s": 120,
-    "restart_command": []
+    "restart_command": [],
+    "backend": "nodetool",
+    "jolokia": { "url": "http://127.0.0.1:8778/jolokia", "username": "", "password_file": "" }
   },
   "topology": {
     "replication_factor": 3,
