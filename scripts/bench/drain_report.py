@@ -118,9 +118,11 @@ def cycle_figures(log, event_id, lead_s, cpu):
          "removed_to_restore_ms": r0 - removed[0]["t"], "restore_ms": r1 - r0,
          "cpu_gate_s": cpu.between(asked, s["t"]), "cpu_steps_s": cpu.between(s["t"], c["t"]),
          "cpu_drain_s": cpu.between(timer, c["t"]), "cpu_restore_s": cpu.between(r0, r1),
-         "disablegossip_at": None}
+         "disablegossip_at": None, "timer": timer}
     for step in lines("drain_step_done", s["t"], c["t"]):
         f[step["step"] + "_ms"] = step["command_ms"]
+        if step["step"] == "disablebinary":
+            f["clients_out_ms"] = step["t"] - timer
         if step["step"] == "disablegossip":
             f["disablegossip_at"] = step["t"] - step["command_ms"]
     calls = [l for l in log if l["msg"] == "nodetool_ran"]
@@ -147,9 +149,11 @@ ROWS = [  # key, label
     ("disablebinary_ms", "  disablebinary (command_ms)"),
     ("disablegossip_ms", "  disablegossip (command_ms)"),
     ("steps_ms", "drain steps (drain_started -> drain_completed)"),
+    ("clients_out_ms", "timer -> disablebinary done (clients away)"),
     ("drain_ms", "DRAIN from its timer -> drain_completed"),
     ("approve_ms", "drain_completed -> event_approved"),
     ("peers_down_ms", "stopGossiping begun -> last peer marks it DOWN"),
+    ("peers_out_ms", "timer -> last peer marks it DOWN (replica traffic away)"),
     ("removed_to_restore_ms", "event removed (seen) -> restore_started"),
     ("enablegossip_ms", "  enablegossip (nodetool_ran)"),
     ("enablebinary_ms", "  enablebinary (nodetool_ran)"),
@@ -192,6 +196,7 @@ def main():
                 peers = [first_after(d, stop, 30_000) for d in downs.values()] if stop else []
                 if peers and None not in peers:
                     figures["peers_down_ms"] = max(peers) - stop
+                    figures["peers_out_ms"] = max(peers) - figures["timer"]
             if kind == "measured":
                 cycles.append(figures)
     if problems:
@@ -205,20 +210,20 @@ def main():
     n = len(cycles)
     print(f"{args.title}: {n} measured cycles (p99 is the nearest rank of {n} samples"
           f"{': the largest' if n < 100 else ''})")
-    print(f"  {'latency, ms':<52} {'n':>3} {'p50':>8} {'p99':>8} {'max':>8}")
+    print(f"  {'latency, ms':<58} {'n':>3} {'p50':>8} {'p99':>8} {'max':>8}")
     summary = {}
     for key, label in ROWS:
         values = sorted(c[key] for c in cycles if c.get(key) is not None)
         if not values:
             continue
         p50, p99 = percentile(values, 50), percentile(values, 99)
-        print(f"  {label:<52} {len(values):>3} {p50:>8.1f} {p99:>8.1f} {values[-1]:>8.1f}")
+        print(f"  {label:<58} {len(values):>3} {p50:>8.1f} {p99:>8.1f} {values[-1]:>8.1f}")
         summary[key] = (p50, p99)
-    print(f"  {'CPU-seconds (agent + every process it started)':<52} {'n':>3} {'mean':>8} {'p50':>8} {'p99':>8}")
+    print(f"  {'CPU-seconds (agent + every process it started)':<58} {'n':>3} {'mean':>8} {'p50':>8} {'p99':>8}")
     for key, label in CPU_ROWS:
         values = sorted(c[key] for c in cycles)
         mean = sum(values) / len(values)
-        print(f"  {label:<52} {n:>3} {mean:>8.4f} {percentile(values, 50):>8.4f} {percentile(values, 99):>8.4f}")
+        print(f"  {label:<58} {n:>3} {mean:>8.4f} {percentile(values, 50):>8.4f} {percentile(values, 99):>8.4f}")
         summary[key] = mean
     idle = idle_cpu(log, cpu)
     if idle is not None:
