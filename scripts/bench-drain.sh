@@ -221,11 +221,12 @@ run_backend() {
   for ((k = 1; k <= cycles; k++)); do play_cycle "$k" measured; done
   sleep 0.1 # a last CPU sample after the last restore
   stop_pids "$agent_pid" "$sampler" "$emulator_pid"
-  local k_node peer_logs=()
-  for k_node in 2 3; do peer_logs+=(--peer-log "$cluster_dir/node$k_node/logs/system.log"); done
+  # The nodes' logs as they are now (a later start of the cluster moves system.log aside).
+  local k_node
+  for k_node in 1 2 3; do cp "$cluster_dir/node$k_node/logs/system.log" "$run_dir/node$k_node.system.log"; done
   /usr/bin/python3 -I "$root/scripts/bench/drain_report.py" --log "$run_dir/agent/agent.jsonl" \
     --events "$run_dir/events" --cpu "$run_dir/cpu" --lead-s "$lead_s" --address "$node" \
-    --node-log "$cluster_dir/node1/logs/system.log" "${peer_logs[@]}" \
+    --node-log "$run_dir/node1.system.log" --peer-log "$run_dir/node2.system.log" --peer-log "$run_dir/node3.system.log" \
     --title "$backend$( ((hog)) && echo ' (hog)')$announce_label" >"$run_dir/table" ||
     die "$backend: the cycles' figures failed (logs: $run_dir)"
   grep -v '^summary ' "$run_dir/table"
