@@ -17,6 +17,9 @@ Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
                                    user cla, a password generated for the cluster in DIR/jolokia.password (0600), the
                                    policy scripts/cluster/jolokia-access.xml (only what the agent uses). Kept for the
                                    cluster's life: `start ADDRESS` and `join` load it too
+        [--jvm-property NAME=VALUE]  -DNAME=VALUE on every node's JVM (repeatable), kept for the cluster's life
+                                   like --jolokia; e.g. cassandra.shutdown_announce_in_ms=200 (scripts/bench-
+                                   drain.sh --announce-ms)
   join [--hold-s SECONDS]          add one node to the running 1-DC cluster of 3 or 6: the next address, in dc1, its
                                    rack by the layout's rule, seeds the others, auto_bootstrap: true (so it
                                    streams its ranges and shows UJ until done). Returns once its log says
@@ -70,7 +73,7 @@ jolokia_user=cla
 node_up_limit_s=${CASSANDRA_NODE_UP_LIMIT_S:-240}
 
 # ---- cluster layout (cluster.env holds what start chose) ----
-nodes="" first_host="" racks="" jolokia="" # set by load_layout
+nodes="" first_host="" racks="" jolokia="" jvm_properties="" # set by load_layout
 load_layout() {
   [[ -f $cluster_dir/cluster.env ]] || die "no cluster in $cluster_dir (run: $0 start)"
   # shellcheck disable=SC1091
@@ -259,6 +262,8 @@ launch_node() { # K [JVM_FLAG...]
       "$cla_root/scripts/cluster/jolokia-access.xml"
   fi
   mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")" "$jar")
+  local property
+  for property in ${jvm_properties:-}; do flags+=("-D$property"); done
   flags+=("$@")
   detach "$dir/logs/stdout.log" java "${flags[@]}" -cp "$dir/conf:$cp" org.apache.cassandra.service.CassandraDaemon
   echo $! >"$dir/pid"
@@ -344,7 +349,7 @@ create_keyspace() {
 
 # ---- commands ----
 cmd_start_cluster() {
-  local want_nodes=3 want_tokens=1 want_dcs=1 want_racks="" want_jolokia=""
+  local want_nodes=3 want_tokens=1 want_dcs=1 want_racks="" want_jolokia="" want_properties=""
   while (($#)); do
     case $1 in
       --nodes) want_nodes=${2:?--nodes needs 3 or 6}; shift 2 ;;
@@ -352,6 +357,12 @@ cmd_start_cluster() {
       --dcs) want_dcs=${2:?--dcs needs 1 or 2}; shift 2 ;;
       --racks) want_racks=${2:?--racks needs node counts, e.g. 3,2,1}; shift 2 ;;
       --jolokia) want_jolokia=1; shift ;;
+      --jvm-property)
+        [[ ${2:-} =~ ^[A-Za-z][A-Za-z0-9_.-]*=[A-Za-z0-9_.:/-]*$ ]] ||
+          die "--jvm-property needs NAME=VALUE (letters, digits, . _ - : / only), not '${2:-}'"
+        want_properties+="${want_properties:+ }$2"
+        shift 2
+        ;;
       --dir) cluster_dir=${2:?--dir needs a directory}; shift 2 ;;
       *) die "start: unknown argument '$1' (see --help)" ;;
     esac
@@ -367,11 +378,12 @@ cmd_start_cluster() {
   if [[ -f $cluster_dir/cluster.env ]]; then
     load_layout
     [[ $nodes == "$want_nodes" && ${num_tokens:-1} == "$want_tokens" && ${dcs:-1} == "$want_dcs" &&
-      ${racks:-} == "$want_racks" && ${jolokia:-} == "$want_jolokia" ]] ||
-      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s), racks '${racks:-}', jolokia '${jolokia:-}'; remove it to start another"
+      ${racks:-} == "$want_racks" && ${jolokia:-} == "$want_jolokia" && ${jvm_properties:-} == "$want_properties" ]] ||
+      die "$cluster_dir holds a cluster of $nodes nodes, ${num_tokens:-1} tokens, ${dcs:-1} DC(s), racks '${racks:-}', jolokia '${jolokia:-}', JVM properties '${jvm_properties:-}'; remove it to start another"
   else
     printf 'nodes=%s\nfirst_host=%s\nnum_tokens=%s\ndcs=%s\nracks=%s\njolokia=%s\n' "$want_nodes" \
       "${CASSANDRA_FIRST_HOST:-1}" "$want_tokens" "$want_dcs" "$want_racks" "$want_jolokia" >"$cluster_dir/cluster.env"
+    printf 'jvm_properties=%q\n' "$want_properties" >>"$cluster_dir/cluster.env"
     load_layout
   fi
   local started=$SECONDS k seeds=""

@@ -280,7 +280,7 @@ etcd_txn_total() {
 # ---- agents -------------------------------------------------------------------------------------------------------
 # start_agent BIN DIR CONFIG: cassandra-lifecycle-agent BIN in the background, its files in DIR: config.json (CONFIG,
 # a JSON object, with state_file DIR/state.json and log DIR/agent.jsonl at level info unless CONFIG says), stdout,
-# stderr. Sets agent_started to its pid, registered for cleanup.
+# stderr. Sets agent_started to its pid, registered for cleanup. agent_nice and agent_cgroup: below.
 start_agent() {
   local bin=$1 dir=$2
   mkdir -p "$dir"
@@ -288,7 +288,11 @@ start_agent() {
     '{state_file: ($dir + "/state.json"), log: {file: ($dir + "/agent.jsonl"), level: "info"}} * $config' \
     >"$dir/config.json"
   local runner=() # agent_nice=N: at that niceness, as a unit's Nice= would (nice execs: the pid is the agent's)
-  [[ -z ${agent_nice:-} ]] || runner=(nice -n "$agent_nice")
+  # agent_cgroup=DIR: the agent joins that cgroup (DIR/cgroup.procs) before it execs, so every process it starts
+  # is counted there from the first (sh execs too: the pid stays the agent's)
+  # shellcheck disable=SC2016 # the inner sh expands them
+  [[ -z ${agent_cgroup:-} ]] || runner=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$agent_cgroup")
+  [[ -z ${agent_nice:-} ]] || runner+=(nice -n "$agent_nice")
   "${runner[@]}" "$bin" --config "$dir/config.json" >"$dir/stdout" 2>"$dir/stderr" &
   agent_started=$!
   cleanup_pid "$agent_started"
