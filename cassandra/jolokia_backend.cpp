@@ -50,11 +50,11 @@ JolokiaBackend::JolokiaBackend(asio::any_io_executor ex, const JolokiaClientOpti
       observer_(std::move(observer)) {}
 
 template <class T, class Call>
-asio::awaitable<NodeRead<T>> JolokiaBackend::read(std::string_view name, Call call) {
+asio::awaitable<NodeRead<T>> JolokiaBackend::read(std::string_view name, Call call, bool abandonable) {
   const auto start = Clock::now();
-  ++reads_in_flight_;
+  if (abandonable) ++reads_in_flight_;
   Result<T, JolokiaFailure> answer = co_await call(command_timeout_);
-  --reads_in_flight_;
+  if (abandonable) --reads_in_flight_;
   NodeCallRecord record{.name = name, .ok = answer.ok(), .duration = since(start), .detail = ""};
   if (answer.ok()) {
     if (observer_) observer_(record);
@@ -91,8 +91,10 @@ asio::awaitable<NodeRead<RingTable>> JolokiaBackend::ring() {
 
 asio::awaitable<NodeRead<bool>> JolokiaBackend::running(std::string_view name, bool gossip,
                                                         Abandonable abandonable) {
-  JolokiaClient& client = abandonable == Abandonable::yes ? reads_ : steps_;
-  auto state = co_await read<RunningState>(name, [&client](auto t) { return client.running(t); });
+  const bool on_reads = abandonable == Abandonable::yes;
+  JolokiaClient& client = on_reads ? reads_ : steps_;
+  auto state = co_await read<RunningState>(
+      name, [&client](auto t) { return client.running(t); }, on_reads);
   if (!state) co_return state.error();
   co_return gossip ? state->gossip : state->native_transport;
 }

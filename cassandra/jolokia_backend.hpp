@@ -31,8 +31,9 @@ class JolokiaBackend final : public NodeBackend {
  private:
   // One read through `client`, timed and reported to the observer under `name` (the nodetool subcommand it
   // stands for).
+  // `abandonable`: a read on reads_, which abandon_reads() cancels (and counts).
   template <class T, class Call>
-  boost::asio::awaitable<NodeRead<T>> read(std::string_view name, Call call);
+  boost::asio::awaitable<NodeRead<T>> read(std::string_view name, Call call, bool abandonable = true);
   boost::asio::awaitable<NodeRead<bool>> running(std::string_view name, bool gossip, Abandonable abandonable);
 
   JolokiaClient reads_;
