@@ -28,18 +28,11 @@ JolokiaStep jolokia_step(NodeChange change) {
   }
   return JolokiaStep::start_native_transport;
 }
-
-bool mentions(const JolokiaFailure& failure, std::string_view text) {
-  return failure.answer.message.find(text) != std::string::npos ||
-         failure.detail.find(text) != std::string::npos;
-}
-
 }  // namespace
 
 bool refused_after_drain(const JolokiaFailure& failure) {
   if (failure.kind != Kind::refused) return false;
-  return mentions(failure, "because the node was drained") || mentions(failure, "is draining") ||
-         mentions(failure, "not in the normal state");
+  return says_refused_after_drain(failure.answer.message) || says_refused_after_drain(failure.detail);
 }
 
 JolokiaBackend::JolokiaBackend(asio::any_io_executor ex, const JolokiaClientOptions& options,

@@ -43,8 +43,8 @@ class JolokiaBackend final : public NodeBackend {
   std::size_t reads_in_flight_ = 0;
 };
 
-// Whether a refusal of a step says the node was drained (Cassandra's IllegalStateException "... because the
-// node was drained", "... is draining", "... not in the normal state"): retrying cannot help.
+// Whether a refusal of a step says the node was drained (says_refused_after_drain of Cassandra's
+// IllegalStateException): retrying cannot help.
 bool refused_after_drain(const JolokiaFailure& failure);
 
 }  // namespace cla

@@ -7,6 +7,12 @@ std::string NodeReadFailure::message(std::string_view suffix) const {
   return call + " failed" + std::string(suffix) + ": " + detail;
 }
 
+bool says_refused_after_drain(std::string_view message) {
+  for (std::string_view phrase : {"because the node was drained", "is draining", "not in the normal state"})
+    if (message.find(phrase) != std::string_view::npos) return true;
+  return false;
+}
+
 std::string_view subcommand_of(NodeChange change) {
   switch (change) {
     case NodeChange::disable_binary:

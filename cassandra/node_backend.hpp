@@ -41,6 +41,11 @@ using NodeRead = Result<T, NodeReadFailure>;
 enum class NodeChange { disable_binary, disable_gossip, drain, enable_gossip, enable_binary };
 std::string_view subcommand_of(NodeChange change);
 
+// Whether Cassandra's message refuses a step because of a drain: "because the node was drained", "is
+// draining", or "not in the normal state" (disablegossip after drain; also enablegossip while the node is
+// still starting), whichever transport carried it.
+bool says_refused_after_drain(std::string_view message);
+
 // One attempt at a step.
 struct NodeChangeAttempt {
   bool ok = false;

@@ -6,6 +6,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "cassandra/node_backend.hpp"
 #include "cassandra/text.hpp"
 
 namespace cla {
@@ -82,8 +83,7 @@ std::string error_despite_exit_0(const CommandOutcome& outcome) {
 
 bool is_refused_after_drain(const CommandOutcome& outcome) {
   if (!outcome.spawn_error.empty() || outcome.timed_out || outcome.exit_code == 0) return false;
-  return mentions(outcome, "because the node was drained") || mentions(outcome, "is draining") ||
-         mentions(outcome, "not in the normal state");
+  return says_refused_after_drain(outcome.err) || says_refused_after_drain(outcome.out);
 }
 
 }  // namespace cla

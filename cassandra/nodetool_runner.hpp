@@ -54,8 +54,8 @@ class NodetoolRunner {
 // wording) or "Server is not initialized yet".
 bool is_connect_failure(const CommandOutcome& outcome);
 
-// Cassandra refused because of a drain: "because the node was drained", "is draining", or "not in the
-// normal state" (disablegossip after drain; also enablegossip while the node is still starting).
+// Cassandra refused because of a drain: a failed run whose output says_refused_after_drain
+// (node_backend.hpp).
 bool is_refused_after_drain(const CommandOutcome& outcome);
 
 // The error a mutating command (drain, disable*, enable*: silent when they work) printed although it exited
