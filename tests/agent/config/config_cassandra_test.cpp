@@ -12,25 +12,11 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace {
 
 namespace json = boost::json;
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "cla-jolokia-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-
-  std::string file(const std::string& name, const std::string& content, mode_t mode) const {
-    const auto p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    ::chmod(p.c_str(), mode);
-    return p;
-  }
-};
 
 std::string config_with(json::object cassandra) {
   return json::serialize(json::object{{"cassandra", std::move(cassandra)}});
@@ -46,7 +32,7 @@ std::string error_of(const std::string& json_text) {
 BOOST_AUTO_TEST_SUITE(config_cassandra_test)
 
 BOOST_AUTO_TEST_CASE(jolokia_with_a_private_password_file_gives_the_client_basic_auth) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-jolokia");
   const auto pw = dir.file("jolokia.pw", "s3cret\n", 0600);
   auto config = cla::parse_config(
       config_with({{"backend", "jolokia"},
@@ -79,7 +65,7 @@ BOOST_AUTO_TEST_CASE(the_default_backend_is_nodetool_and_jolokia_without_auth_ne
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_refused_naming_the_key) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-jolokia");
   BOOST_TEST(error_of(config_with({{"backend", "jmx"}}))
                  .find("config error: t.json: cassandra.backend: must be "
                        "\"nodetool\"") == 0u);

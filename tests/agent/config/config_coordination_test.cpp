@@ -10,26 +10,11 @@
 #include <fstream>
 
 #include "agent/coordination/coordinator.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "cla-coord-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-
-  std::string file(const std::string& name, const std::string& content, mode_t mode) const {
-    const auto p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    ::chmod(p.c_str(), mode);
-    return p;
-  }
-};
 
 std::string config_with(const std::string& password_file) {
   return R"({"coordination": {"etcd_endpoints": ["http://127.0.0.1:2379"], "cluster": "c1",
@@ -47,7 +32,7 @@ std::string error_of(const std::string& json_text) {
 BOOST_AUTO_TEST_SUITE(config_coordination_test)
 
 BOOST_AUTO_TEST_CASE(a_private_password_file_is_accepted_and_read_without_its_newline) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-coord");
   const auto pw = dir.file("etcd.pw", "s3cret\n", 0600);
   auto config = cla::parse_config(config_with(pw), "t.json");
   BOOST_TEST_REQUIRE(config.ok(), (config ? "" : config.error().message));
@@ -61,7 +46,7 @@ BOOST_AUTO_TEST_CASE(a_private_password_file_is_accepted_and_read_without_its_ne
 }
 
 BOOST_AUTO_TEST_CASE(a_password_file_others_can_access_empty_or_not_a_file_is_refused_naming_it) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-coord");
   const auto world = dir.file("world.pw", "s3cret", 0644);
   BOOST_TEST(error_of(config_with(world)) ==
              "config error: t.json: coordination.password_file: " + world +
@@ -86,7 +71,7 @@ BOOST_AUTO_TEST_CASE(a_password_file_others_can_access_empty_or_not_a_file_is_re
 }
 
 BOOST_AUTO_TEST_CASE(client_options_fail_when_the_password_file_went_away) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-coord");
   const auto pw = dir.file("etcd.pw", "s3cret", 0600);
   auto config = cla::parse_config(config_with(pw), "t.json");
   BOOST_TEST_REQUIRE(config.ok());
@@ -113,7 +98,7 @@ BOOST_AUTO_TEST_CASE(the_request_timeout_follows_the_lease_ttl) {
 }
 
 BOOST_AUTO_TEST_CASE(the_effective_config_names_the_password_file_but_never_holds_the_password) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-coord");
   const auto pw = dir.file("etcd.pw", "s3cret-value", 0600);
   auto config = cla::parse_config(config_with(pw), "t.json");
   BOOST_TEST_REQUIRE(config.ok());

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -75,15 +77,6 @@ std::string error_of(std::string_view json_text) {
   auto result = cla::parse_config(json_text, "t.json");
   return result ? "(accepted)" : result.error().message;
 }
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "cla-config-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 }  // namespace
 
@@ -213,7 +206,7 @@ BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
 
 // One row per error class: the file's text and the exact one-line message.
 BOOST_AUTO_TEST_CASE(load_config_reads_a_file_and_names_it_in_errors) {
-  TempDir dir;
+  cla::test::TempDir dir("cla-config");
   const auto good = (dir.path / "good.json").string();
   std::ofstream(good) << R"({"node": {"resource_name": "vm0"}})";
   auto config = cla::load_config(good);
