@@ -4,11 +4,9 @@
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
 
-#include "imds/base64.hpp"
 #include "imds/call_queue.hpp"
 #include "imds/http_connection.hpp"
 #include "imds/json_read.hpp"
-#include "imds/secret_file.hpp"
 
 namespace cla {
 namespace {
@@ -34,26 +32,6 @@ JolokiaFailure answer_failure(JolokiaError error) {
 }
 
 }  // namespace
-
-Result<JolokiaClientOptions> jolokia_client_options(std::string_view url, const std::string& username,
-                                                    const std::string& password_file,
-                                                    std::optional<TlsSettings> tls) {
-  auto parsed = parse_jolokia_url(url);
-  if (!parsed) return parsed.error();
-  if (username.empty() != password_file.empty())
-    return make_error("cassandra.jolokia: username and password_file go together (both, or neither)");
-  if (parsed->endpoint.tls != tls.has_value())
-    return make_error(
-        std::string("cassandra.jolokia.url: ") +
-        (tls ? "is http:// while TLS is configured" : "is https:// but no TLS settings are given"));
-  JolokiaClientOptions options{std::move(parsed.value()), "", std::move(tls)};
-  if (!username.empty()) {
-    auto password = read_secret_file(password_file);
-    if (!password) return password.error();
-    options.authorization = "Basic " + base64_encode(username + ":" + password.value());
-  }
-  return options;
-}
 
 std::string_view to_string(Kind kind) {
   switch (kind) {

@@ -12,27 +12,11 @@
 #include <string>
 #include <string_view>
 
+#include "cassandra/jolokia_client_options.hpp"
 #include "cassandra/jolokia_reads.hpp"
-#include "cassandra/jolokia_url.hpp"
-#include "imds/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {
-
-struct JolokiaClientOptions {
-  JolokiaUrl url;
-  std::string authorization;       // the Authorization header's value, "" without auth
-  std::optional<TlsSettings> tls;  // for an https:// url (required with it)
-  std::size_t body_limit =
-      32 << 20;  // the largest answer read: a token map of 150 nodes x 256 tokens is ~2 MB
-};
-
-// The options from the configuration's cassandra.jolokia: the url checked by parse_jolokia_url, the password
-// read from `password_file` by read_secret_file (a file other users cannot read; the error says how to fix
-// it). `username` and `password_file` go together: both empty means no auth.
-Result<JolokiaClientOptions> jolokia_client_options(std::string_view url, const std::string& username,
-                                                    const std::string& password_file,
-                                                    std::optional<TlsSettings> tls = std::nullopt);
 
 struct JolokiaFailure {
   enum class Kind {
