@@ -7,7 +7,7 @@ usage() {
   cat <<'EOF'
 Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--driver debian|pypi]
                                      [--nodes 3|6] [--coordinated] [--rate N] [--notice-s N] [--reboot-s N]
-                                     [--bin-dir DIR]
+                                     [--backend nodetool|jolokia] [--announce-ms MS] [--bin-dir DIR]
   The cluster of scripts/cassandra-cluster.sh (started if not every node runs; 6 nodes: two per rack, in
   build/cassandra-cluster-6) under an open-loop auditing client at LOCAL_QUORUM (scripts/bench/
   availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s, default 50, half writes,
@@ -45,6 +45,13 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
                 approvals seen, each forced drain's margin and the phase's failed requests (SPEC 10: none).
                 vm4 is started again once rack2 is restored, and every node is UN before the run goes on
   --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
+  --backend     how the agents reach their nodes (cassandra.backend, SPEC 8.1): nodetool (default) or jolokia
+                (the cluster started --jolokia, in a directory of its own: build/cassandra-cluster[-6]-jolokia)
+  --announce-ms MS  NOT CASSANDRA'S DEFAULT: the nodes run with -Dcassandra.shutdown_announce_in_ms=MS, as
+                README advises for nodes the agent drains (0): with the default 2000 ms, peers that marked a
+                drained node DOWN often mark it UP again while it keeps gossiping through that sleep, and send it
+                reads until they convict it after its impact (docs/benchmarks.md). A cluster of its own
+                (...-announce-MS); every other cluster of this bench on the same addresses is stopped first
 Prints a table per run (requests, failed (timed out and missed among them), wrong, latency per phase;
 requests = sent + missed = answered + failed; failures per impact-second; the impacts
 and, in agent mode, each drain's margin before its impact; with --nodes 6 what the unsafe phase checked), the
@@ -62,7 +69,7 @@ EOF
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$cla_root
 bin_dir=$root/build/bin modes=noagent,approve_now,agent repeat=1 rate=50 notice_s=60 reboot_s=15
-hog=0 driver=debian node_count=3 coordinated=0
+hog=0 driver=debian node_count=3 coordinated=0 backend=nodetool announce_ms=""
 while (($#)); do
   case $1 in
     --bin-dir) bin_dir=${2:?--bin-dir needs a directory}; shift 2 ;;
@@ -75,6 +82,8 @@ while (($#)); do
     --driver) driver=${2:?--driver needs debian or pypi}; shift 2 ;;
     --nodes) node_count=${2:?--nodes needs 3 or 6}; shift 2 ;;
     --coordinated) coordinated=1; shift ;;
+    --backend) backend=${2:?--backend needs nodetool or jolokia}; shift 2 ;;
+    --announce-ms) announce_ms=${2:?--announce-ms needs milliseconds}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -82,6 +91,8 @@ done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || usage_error "--repeat must be a positive number, not '$repeat'"
 [[ $node_count == 3 || $node_count == 6 ]] || usage_error "--nodes must be 3 or 6, not '$node_count'"
 [[ $driver == debian || $driver == pypi ]] || usage_error "--driver must be debian or pypi, not '$driver'"
+[[ $backend == nodetool || $backend == jolokia ]] || usage_error "--backend must be nodetool or jolokia, not '$backend'"
+[[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] || usage_error "--announce-ms must be milliseconds, not '$announce_ms'"
 IFS=, read -ra wanted <<<"$modes"
 for mode in "${wanted[@]}"; do
   [[ $mode == noagent || $mode == approve_now || $mode == agent ]] || usage_error "unknown mode '$mode'"
@@ -108,13 +119,34 @@ say "client driver: cassandra-driver $("$client_python" -I -c 'import cassandra;
 # ---- the cluster --------------------------------------------------------------------------------------------------
 default_dir=$root/build/cassandra-cluster
 ((node_count == 6)) && default_dir+=-6
+[[ $backend == jolokia ]] && default_dir+=-jolokia
+default_dir+=${announce_ms:+-announce-$announce_ms}
 export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$default_dir}
+announce_property=${announce_ms:+cassandra.shutdown_announce_in_ms=$announce_ms}
 # (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
 nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
 if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
+  if [[ -z ${CASSANDRA_FIRST_HOST:-} ]]; then
+    for other in "$root"/build/cassandra-cluster*/; do # this bench's other clusters hold the same addresses
+      [[ ${other%/} -ef $CASSANDRA_CLUSTER_DIR ]] || "$cluster" --dir "$other" stop >/dev/null
+    done
+  fi
   "$cluster" stop >/dev/null
-  "$cluster" start --nodes "$node_count"
+  start_options=(--nodes "$node_count")
+  [[ $backend == nodetool ]] || start_options+=(--jolokia)
+  [[ -z $announce_property ]] || start_options+=(--jvm-property "$announce_property")
+  "$cluster" start "${start_options[@]}"
+  nodes_status=$("$cluster" status)
 fi
+# The cluster runs as asked (cluster.env holds what its start chose).
+# shellcheck disable=SC1091 # written by cassandra-cluster.sh start
+[[ $(. "$CASSANDRA_CLUSTER_DIR/cluster.env" && echo "${jvm_properties:-}") == "$announce_property" ]] ||
+  die "$CASSANDRA_CLUSTER_DIR was not started with JVM properties '$announce_property' (stop and remove it)"
+[[ $backend == nodetool ]] || jq -e -s 'all(.jolokia_url)' <<<"$nodes_status" >/dev/null ||
+  die "$CASSANDRA_CLUSTER_DIR was not started --jolokia (stop and remove it, or name another CASSANDRA_CLUSTER_DIR)"
+announce_label=""
+[[ -z $announce_ms ]] || announce_label=", shutdown_announce_in_ms=$announce_ms (NOT the default 2000)"
+say "cluster: $CASSANDRA_CLUSTER_DIR, backend $backend$announce_label"
 mapfile -t addresses < <("$cluster" status | jq -r .address)
 ((${#addresses[@]} == node_count)) || die "expected $node_count nodes in $CASSANDRA_CLUSTER_DIR, found ${#addresses[@]}"
 # The client's keyspace. With 6 nodes, dc1: 5: the unsafe phase has one node down and another rack's node drained,
@@ -210,14 +242,18 @@ approve_now_loop() { # the docs' sample: poll each VM's document, approve every 
 # etcd cluster when coordinated); its boot id from DIR/boot_id (CLA_BOOT_ID_FILE), which a VM reboot renews.
 declare -A agent_pid=() vm_url=()
 start_vm_agent() { # run_dir vm
-  local dir=$1/agent-$2 k=${2#vm} config coordination=null
+  local dir=$1/agent-$2 k=${2#vm} config coordination=null node_json
   mkdir -p "$dir"
   [[ -f $dir/boot_id ]] || cat /proc/sys/kernel/random/uuid >"$dir/boot_id"
   ((coordinated)) && coordination=$(etcd_coordination_json bench-availability)
+  node_json=$(jq -c -s --argjson i $((k - 1)) '.[$i]' <<<"$nodes_status")
   config=$(jq -n --arg endpoint "${vm_url[$2]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" \
-    --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" --argjson coordination "$coordination" '{
+    --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" --argjson coordination "$coordination" \
+    --arg backend "$backend" --argjson status "$node_json" '{
       imds: {endpoint: $endpoint},
-      cassandra: {nodetool: [$cluster, "nodetool", $node], restart_command: [$cluster, "start", $node, "--no-binary"]},
+      cassandra: ({nodetool: [$cluster, "nodetool", $node], restart_command: [$cluster, "start", $node, "--no-binary"],
+        backend: $backend} + (if $backend == "jolokia" then {jolokia: {url: $status.jolokia_url,
+        username: $status.jolokia_user, password_file: $status.jolokia_password_file}} else {} end)),
       log: {level: $level},
       http: {listen: "127.0.0.1:0"}} + (if $coordination then {coordination: $coordination} else {} end)')
   # At the niceness of the packaged unit (Nice=-5): its nodetool children are what must beat an impact.
@@ -540,7 +576,7 @@ run_wave() {
   impact_s=$(impact_figures)
   "$client_python" -I "$root/scripts/bench/availability_report.py" run --requests "$run_dir/requests" \
     --phases "$run_dir/phases" --summary "$run_dir/summary.json" --impact-s "$impact_s" \
-    --title "run $2 $mode ($driver driver, $node_count nodes$( ((coordinated)) && echo ', coordinated')$( ((hog)) && echo ', hog'))" \
+    --title "run $2 $mode ($driver driver, $node_count nodes$( ((coordinated)) && echo ', coordinated')$( ((hog)) && echo ', hog'), backend $backend$announce_label)" \
     >"$run_dir/table"
   cat "$run_dir/impacts.txt" >>"$run_dir/table"
   if ((node_count == 6)); then

@@ -62,8 +62,9 @@ class Cpu:
         return self.at(b_ms) - self.at(a_ms)
 
 
-DOWN = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*InetAddress /([0-9.]+):\d+ is now DOWN")
+MARK = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*InetAddress /([0-9.]+):\d+ is now (DOWN|UP)")
 STOP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Stopping gossip by operator request")
+START = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Starting gossip by operator request")
 
 
 def log_ms(stamp):  # logback's ISO8601, the machine's local time
@@ -71,14 +72,32 @@ def log_ms(stamp):  # logback's ISO8601, the machine's local time
 
 
 def gossip_times(node_log, peer_logs, address):
-    """When the node began stopGossiping (its own log), and when each peer marked it DOWN."""
-    stops, downs = [], {}
+    """When the node began stopGossiping and startGossiping (its own log), and when each peer marked it DOWN
+    and UP."""
     with open(node_log, errors="replace") as f:
-        stops = [log_ms(m.group(1)) for m in map(STOP.search, f) if m]
+        lines = f.readlines()
+    stops = [log_ms(m.group(1)) for m in map(STOP.search, lines) if m]
+    starts = [log_ms(m.group(1)) for m in map(START.search, lines) if m]
+    downs, ups = {}, {}
     for peer in peer_logs:
         with open(peer, errors="replace") as f:
-            downs[peer] = [log_ms(m.group(1)) for m in map(DOWN.search, f) if m and m.group(2) == address]
-    return stops, downs
+            marks = [m for m in map(MARK.search, f) if m and m.group(2) == address]
+        downs[peer] = [log_ms(m.group(1)) for m in marks if m.group(3) == "DOWN"]
+        ups[peer] = [log_ms(m.group(1)) for m in marks if m.group(3) == "UP"]
+    return stops, starts, downs, ups
+
+
+def peers_up_again(stop, starts, downs, ups):
+    """How many peers marked the node UP again after their DOWN, while its gossip stayed stopped (before its
+    next startGossiping): Cassandra's gossip can bring a node that announced its shutdown back UP in a peer's
+    view (docs/benchmarks.md), and that peer then sends it replica reads until its failure detector convicts it."""
+    end = min((t for t in starts if t > stop), default=math.inf)
+    flipped = 0
+    for peer, peer_downs in downs.items():
+        down = min((t for t in peer_downs if stop <= t < end), default=None)
+        if down is not None and any(down <= t < end for t in ups[peer]):
+            flipped += 1
+    return flipped
 
 
 def first_after(times, t, limit_ms):
@@ -182,7 +201,7 @@ def main():
     args = p.parse_args()
 
     log, cpu = read_log(args.log), Cpu(args.cpu)
-    stops, downs = gossip_times(args.node_log, args.peer_log, args.address)
+    stops, starts, downs, ups = gossip_times(args.node_log, args.peer_log, args.address)
     cycles, problems = [], []
     with open(args.events) as f:
         for raw in f:
@@ -197,6 +216,8 @@ def main():
                 if peers and None not in peers:
                     figures["peers_down_ms"] = max(peers) - stop
                     figures["peers_out_ms"] = max(peers) - figures["timer"]
+                if stop:
+                    figures["peers_up_again"] = peers_up_again(stop, starts, downs, ups)
             if kind == "measured":
                 cycles.append(figures)
     if problems:
@@ -235,10 +256,13 @@ def main():
     peers = sum(1 for c in cycles if "peers_down_ms" in c)
     if peers < n:
         print(f"  peers' DOWN marks found for {peers} of {n} cycles")
+    flips = [c["peers_up_again"] for c in cycles if "peers_up_again" in c]
+    print(f"  peers that marked the node UP again while its gossip was stopped: {sum(flips)} of "
+          f"{len(flips) * len(args.peer_log)} (peer, cycle) pairs, in {sum(1 for f in flips if f)} of {len(flips)} cycles")
     print(f"summary drain_p99_ms={summary['drain_ms'][1]:.0f} gate_p99_ms={summary['gate_ms'][1]:.0f} "
           f"cpu_s_per_drain={summary['cpu_drain_s']:.4f} cpu_s_per_gate={summary['cpu_gate_s']:.4f} "
           f"cpu_s_per_restore={summary['cpu_restore_s']:.4f} disablegossip_p99_ms={summary['disablegossip_ms'][1]:.0f} "
-          f"disablebinary_p99_ms={summary['disablebinary_ms'][1]:.0f} cycles={n}")
+          f"disablebinary_p99_ms={summary['disablebinary_ms'][1]:.0f} cycles={n} peers_up_again={sum(flips)}")
 
 
 if __name__ == "__main__":
