@@ -76,6 +76,10 @@ std::string real_backend() {
   return backend && *backend ? backend : "nodetool";
 }
 
+std::string agent_step_thread() {
+  return real_backend() == "jolokia" ? "jolokia" : "RMI";
+}
+
 RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology,
                      std::vector<std::string> nodetool_wrapper)
     : k_(k) {

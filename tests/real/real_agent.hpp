@@ -29,6 +29,10 @@ inline constexpr auto kRestore = 4 * kNodetoolCall;
 // The backend the real suite's agents use: CLA_REAL_BACKEND (nodetool, the default, or jolokia: the cluster's
 // Jolokia agent of the node, as cassandra-cluster.sh status names it). CTest runs the suite once with each.
 std::string real_backend();
+// The start of the name of the Cassandra thread that runs the agent's steps with that backend: nodetool's JMX
+// connection (an RMI thread) or Jolokia's HTTP server. cql_opened_by(k) starts with it when the agent's
+// restore opened the node's CQL port.
+std::string agent_step_thread();
 
 // vm1..vm3 in fault domains 0..2, impact hook mapped to the real nodes. restart_on_end false makes the
 // hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it back.
