@@ -5,9 +5,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
-#include <cstddef>
 #include <memory>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
