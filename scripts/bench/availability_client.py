@@ -23,17 +23,20 @@ node of the last attempt; late_ms: how late the send was, or the slot when it wa
 --summary gets one JSON object at the end: driver, slots, sent, missed, answered, failed (missed included), wrong,
 empty, acked, lost, unverified (acknowledged writes the read-back at ALL could not read after retries: not
 checked). The exit status is 1 when slots != sent + missed or slots != answered + failed.
-Prints "ready" on stdout once connected and the table exists.
+Prints "ready" on stdout once connected and the table exists. Why the schedule fell behind goes to stderr
+(StallWatch: where the schedule thread was blocked, a pause of the whole process, long full collections).
 Its scheduling and accounting are tested with a fake clock by tests/bench/availability_client_test.py.
 """
 import argparse
 import collections
+import gc
 import json
 import random
 import signal
 import sys
 import threading
 import time
+import traceback
 
 REQUEST_TIMEOUT_S = 2.0
 MISS_AFTER_S = 0.5      # a slot not sent within this of its time is missed
@@ -162,6 +165,48 @@ class Requests:
                                            type(e).__name__)
 
 
+class StallWatch:
+    """Says on stderr why the schedule fell behind, for the missed slots' explanation: every 50 ms it looks at
+    whether the schedule reached a new slot; once it has not for 0.3 s, it prints the schedule thread's stack
+    (where it is blocked) once per stall, and how late its own tick came (a pause of the whole process, a long
+    garbage collection or the process not running, delays this thread too). Collections of Python's oldest
+    generation over 0.1 s are printed as well."""
+
+    def __init__(self, books, stopped, thread_id, clock=time.monotonic, err=sys.stderr):
+        self.books, self.stopped, self.thread_id, self.clock, self.err = books, stopped, thread_id, clock, err
+        self.gc_started = None
+        gc.callbacks.append(self.on_gc)
+        threading.Thread(target=self.run, name="stall-watch", daemon=True).start()
+
+    def say(self, text):
+        print(f"{time.strftime('%H:%M:%S', time.gmtime())} {text}", file=self.err, flush=True)
+
+    def on_gc(self, phase, info):
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self.gc_started = self.clock()
+        elif self.gc_started is not None and self.clock() - self.gc_started > 0.1:
+            self.say(f"stall-watch: a full garbage collection took {self.clock() - self.gc_started:.3f} s")
+
+    def run(self):
+        slots, moved, reported, tick = self.books.counts["slots"], self.clock(), False, self.clock()
+        while not self.stopped():
+            time.sleep(0.05)
+            now = self.clock()
+            if now - tick > 0.3:
+                self.say(f"stall-watch: this thread's 50 ms sleep took {now - tick:.3f} s (the process paused)")
+            tick = now
+            if self.books.counts["slots"] != slots:
+                slots, moved, reported = self.books.counts["slots"], now, False
+            elif now - moved > 0.3 and not reported:
+                reported = True
+                frame = sys._current_frames().get(self.thread_id)
+                stack = "".join(traceback.format_stack(frame)) if frame else "(no frame)\n"
+                self.say(f"stall-watch: the schedule has not reached a slot for {now - moved:.3f} s; it is at:\n"
+                         f"{stack}")
+
+
 def run_schedule(rate, clock, wait, stopped, books, issue, miss_after_s=MISS_AFTER_S):
     """The open-loop schedule: slot i is due at start + i/rate; wait(s) sleeps (or returns early when stopped).
     Every slot due before the stop is accounted, sent or missed, before the loop ends: a stop that comes while
@@ -225,6 +270,7 @@ def main():
     requests = Requests(session, write, read, args.run_id, books, (OperationTimedOut, ReadTimeout, WriteTimeout))
 
     print("ready", flush=True)
+    StallWatch(books, stop.is_set, threading.get_ident())
     run_schedule(args.rate, time.monotonic, stop.wait, stop.is_set, books, requests.issue)
 
     # Every sent request gets its outcome: the driver's callback, or "unanswered" after its timeout + 10 s.
