@@ -546,15 +546,15 @@ run_wave() {
   # orders the tasks of one session, and each node's JVM runs in a session of its own (setsid): so the client
   # gets a session of its own too, whose autogroup is given the same nice. (Without that, its StallWatch saw
   # the whole client paused 0.5-0.8 s while a rebooted node's JVM started.)
-  setsid nice -n -10 "$client_python" -I "$root/scripts/bench/availability_client.py" \
+  # (The autogroup's nice is set from inside the new session: /proc/self/autogroup is then the client's own.)
+  # shellcheck disable=SC2016 # $@ is the inner shell's
+  setsid bash -c '[[ ! -e /proc/self/autogroup ]] || echo -10 >/proc/self/autogroup || { echo "client: cannot set its autogroup nice" >&2; exit 97; }; exec "$@"' client \
+    nice -n -10 "$client_python" -I "$root/scripts/bench/availability_client.py" \
     --contacts "$(IFS=,; echo "${addresses[*]}")" --rate "$rate" --run-id "$(date +%s)-$2-$mode" \
     --keyspace "$client_keyspace" --out "$run_dir/requests" --summary "$run_dir/summary.json" \
     >"$run_dir/client.out" 2>"$run_dir/client.err" &
   client=$!
   cleanup_pid "$client"
-  if [[ -w /proc/$client/autogroup ]]; then
-    echo -10 >"/proc/$client/autogroup" || die "cannot set the client's autogroup nice (CAP_SYS_NICE)"
-  fi
   wait_until 60 "the client connected" grep -qs ready "$run_dir/client.out"
   echo "$(date +%s%3N) steady" >"$run_dir/phases"
   sleep 10
