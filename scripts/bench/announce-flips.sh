@@ -46,21 +46,15 @@ trap '"$cluster" stop >/dev/null 2>&1 || true' EXIT
 mapfile -t addresses < <("$cluster" status | jq -r .address)
 
 node_log() { echo "$CASSANDRA_CLUSTER_DIR/node$1/logs/system.log"; }
-# Every peer of node K shows it UN (a nodetool JVM each).
+# Every peer of node K shows it UN (a nodetool JVM each). (Each status into a variable: `grep -q` in a pipe
+# could end nodetool early, and pipefail would read that as "no".)
 up_in_every_view() {
-  local p
+  local p view
   for p in 1 2 3 4 5 6; do
     [[ $p == "$1" ]] && continue
-    "$cluster" nodetool "${addresses[p - 1]}" status 2>/dev/null | grep -q "^UN  *${addresses[$1 - 1]} " || return 1
+    view=$("$cluster" nodetool "${addresses[p - 1]}" status 2>/dev/null) || return 1
+    grep -q "^UN  *${addresses[$1 - 1]} " <<<"$view" || return 1
   done
-}
-wait_up_in_every_view() {
-  local i
-  for ((i = 0; i < 120; i++)); do
-    up_in_every_view "$1" && return 0
-    sleep 1
-  done
-  die "${addresses[$1 - 1]} is not UN in every view 120 s after enablegossip"
 }
 
 # The announce, then 2 s: the gossip task stops when the sleep ends.
@@ -89,6 +83,6 @@ for ((t = 0; t < trials; t++)); do
   total_down=$((total_down + down)) total_up=$((total_up + up))
   say "trial $t: $address disablegossip ${took_ms} ms (a nodetool JVM); peers that marked it DOWN $down of 5, then UP again $up${who:+ (}${who# }${who:+)}"
   "$cluster" nodetool "$address" enablegossip
-  wait_up_in_every_view "$k"
+  wait_poll_s=1 wait_until 120 "${address} UN in every view after enablegossip" up_in_every_view "$k"
 done
 echo "trials=$trials peers_down=$total_down peers_up_again=$total_up announce_ms=${announce_ms:-default}"
