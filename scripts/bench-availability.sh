@@ -138,10 +138,8 @@ if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; th
   "$cluster" start "${start_options[@]}"
   nodes_status=$("$cluster" status)
 fi
-# The cluster runs as asked (cluster.env holds what its start chose).
-# shellcheck disable=SC1091 # written by cassandra-cluster.sh start
-[[ $(. "$CASSANDRA_CLUSTER_DIR/cluster.env" && echo "${jvm_properties:-}") == "$announce_property" ]] ||
-  die "$CASSANDRA_CLUSTER_DIR was not started with JVM properties '$announce_property' (stop and remove it)"
+# The cluster runs as asked.
+require_cluster_jvm_properties "$CASSANDRA_CLUSTER_DIR" "$announce_property"
 [[ $backend == nodetool ]] || jq -e -s 'all(.jolokia_url)' <<<"$nodes_status" >/dev/null ||
   die "$CASSANDRA_CLUSTER_DIR was not started --jolokia (stop and remove it, or name another CASSANDRA_CLUSTER_DIR)"
 announce_label=""

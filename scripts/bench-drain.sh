@@ -89,10 +89,8 @@ if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; th
   "$cluster" start --jolokia ${announce_property:+--jvm-property "$announce_property"} >&2
   nodes_status=$("$cluster" status)
 fi
-# The cluster runs with the announce the bench was asked for (cluster.env holds what its start chose).
-# shellcheck disable=SC1091 # written by cassandra-cluster.sh start
-[[ $(. "$CASSANDRA_CLUSTER_DIR/cluster.env" && echo "${jvm_properties:-}") == "$announce_property" ]] ||
-  die "$CASSANDRA_CLUSTER_DIR was not started with JVM properties '$announce_property' (stop and remove it)"
+# The cluster runs with the announce the bench was asked for.
+require_cluster_jvm_properties "$CASSANDRA_CLUSTER_DIR" "$announce_property"
 announce_label=""
 [[ -z $announce_ms ]] || announce_label=", announce_ms=$announce_ms (NOT Cassandra's default 2000)"
 jq -e -s 'length == 3 and all(.jolokia_url)' <<<"$nodes_status" >/dev/null ||

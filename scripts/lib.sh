@@ -148,6 +148,16 @@ lines_at_least() { # FILE PATTERN COUNT (a file not there yet has none)
   ((${n:-0} >= $3))
 }
 
+# require_cluster_jvm_properties DIR PROPERTIES: dies unless the cluster in DIR was started with exactly these
+# --jvm-property values (space-separated; cassandra-cluster.sh start keeps them in DIR/cluster.env). A bench
+# that reuses a running cluster measures only what it was asked to.
+require_cluster_jvm_properties() {
+  local started
+  # shellcheck disable=SC1091 # written by cassandra-cluster.sh start
+  started=$(. "$1/cluster.env" && echo "${jvm_properties:-}")
+  [[ $started == "$2" ]] || die "$1 was not started with JVM properties '$2' (stop and remove it)"
+}
+
 # ---- loopback -----------------------------------------------------------------------------------------------------
 free_port() { # a port of 127.0.0.1 that nobody listens on now
   free_ports 1
