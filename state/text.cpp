@@ -1,5 +1,5 @@
 // String helpers shared by the nodetool output parsers and the simulator.
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

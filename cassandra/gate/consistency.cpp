@@ -1,5 +1,5 @@
 // The consistency levels' names.
-#include "cassandra/consistency.hpp"
+#include "cassandra/gate/consistency.hpp"
 
 namespace cla {
 

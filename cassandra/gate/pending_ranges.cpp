@@ -1,6 +1,6 @@
 // Pending ranges: the future rings (leaving nodes gone; each joining node added alone), placed, and compared
 // with the natural placement range by range.
-#include "cassandra/pending_ranges.hpp"
+#include "cassandra/gate/pending_ranges.hpp"
 
 #include <algorithm>
 #include <map>

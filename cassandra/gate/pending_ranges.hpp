@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cassandra/replica_placement.hpp"
-#include "cassandra/replication.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/replica_placement.hpp"
+#include "cassandra/gate/token_ring.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 #include "state/result.hpp"
 
 namespace cla {

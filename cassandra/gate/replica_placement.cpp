@@ -1,5 +1,5 @@
 // Replica placement: Cassandra's rules ported (not its code), one walk of the ring per range.
-#include "cassandra/replica_placement.hpp"
+#include "cassandra/gate/replica_placement.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/replication.hpp"
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/token_ring.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
 
 namespace cla {
 

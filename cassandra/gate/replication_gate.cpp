@@ -1,10 +1,10 @@
 // The gate's answer from one check: replication verdict or rack count (SPEC 3.4). Pure.
-#include "cassandra/replication_gate.hpp"
+#include "cassandra/gate/replication_gate.hpp"
 
 #include <set>
 #include <sstream>
 
-#include "cassandra/safety_gate.hpp"
+#include "cassandra/gate/safety_gate.hpp"
 #include "state/scheduled_event.hpp"
 
 namespace cla {

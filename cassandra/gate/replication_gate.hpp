@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/consistency.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/replication_verdict.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/gate/consistency.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "state/core_io.hpp"
 
 namespace cla {

@@ -1,5 +1,5 @@
 // The replication-exact verdict: per replication setting, per range this node replicates, the level's counts.
-#include "cassandra/replication_verdict.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
 
 #include <algorithm>
 #include <array>

@@ -12,13 +12,13 @@
 #include <variant>
 #include <vector>
 
-#include "cassandra/consistency.hpp"
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/pending_ranges.hpp"
-#include "cassandra/replica_placement.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/consistency.hpp"
+#include "cassandra/gate/pending_ranges.hpp"
+#include "cassandra/gate/replica_placement.hpp"
+#include "cassandra/gate/token_ring.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "state/result.hpp"
 
 namespace cla {

@@ -2,7 +2,7 @@
 // fields.
 #include <boost/json.hpp>
 
-#include "cassandra/replication_verdict.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
 
 namespace cla {
 

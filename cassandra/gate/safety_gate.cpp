@@ -1,5 +1,5 @@
 // The replication-safety gate: counts down racks (or nodes) in the own DC against what RF allows.
-#include "cassandra/safety_gate.hpp"
+#include "cassandra/gate/safety_gate.hpp"
 
 #include <algorithm>
 #include <set>

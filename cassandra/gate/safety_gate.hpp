@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/info_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla {
 

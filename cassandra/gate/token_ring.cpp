@@ -1,10 +1,10 @@
 // The token ring built from `nodetool ring` rows: endpoints once each, tokens in the partitioner's order.
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/token_ring.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 #include "state/result.hpp"
 
 namespace cla {

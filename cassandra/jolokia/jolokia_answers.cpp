@@ -1,5 +1,5 @@
 // Jolokia's answers split per request, and the reader of a request's value.
-#include "cassandra/jolokia_answers.hpp"
+#include "cassandra/jolokia/jolokia_answers.hpp"
 
 #include "imds/json_read.hpp"
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cassandra/jolokia_requests.hpp"
+#include "cassandra/jolokia/jolokia_requests.hpp"
 #include "state/result.hpp"
 
 namespace cla {

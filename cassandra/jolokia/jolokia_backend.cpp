@@ -1,4 +1,4 @@
-#include "cassandra/jolokia_backend.hpp"
+#include "cassandra/jolokia/jolokia_backend.hpp"
 
 namespace cla {
 

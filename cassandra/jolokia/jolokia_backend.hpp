@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstddef>
 
-#include "cassandra/jolokia_client.hpp"
+#include "cassandra/jolokia/jolokia_client.hpp"
 #include "cassandra/node_backend.hpp"
 
 namespace cla {

@@ -1,12 +1,12 @@
 // JolokiaClient: the reads and steps of jolokia_reads.hpp POSTed over one kept-alive HttpConnection.
-#include "cassandra/jolokia_client.hpp"
+#include "cassandra/jolokia/jolokia_client.hpp"
 
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
 
-#include "imds/call_queue.hpp"
-#include "imds/http_connection.hpp"
 #include "imds/json_read.hpp"
+#include "imds/transport/call_queue.hpp"
+#include "imds/transport/http_connection.hpp"
 
 namespace cla {
 namespace {

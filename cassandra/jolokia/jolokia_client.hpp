@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "cassandra/jolokia_client_options.hpp"
-#include "cassandra/jolokia_reads.hpp"
+#include "cassandra/jolokia/jolokia_client_options.hpp"
+#include "cassandra/jolokia/jolokia_reads.hpp"
 #include "state/result.hpp"
 
 namespace cla {

@@ -1,8 +1,8 @@
 // jolokia_client_options: cassandra.jolokia's url, user and password file made into a client's options.
-#include "cassandra/jolokia_client_options.hpp"
+#include "cassandra/jolokia/jolokia_client_options.hpp"
 
-#include "imds/base64.hpp"
-#include "imds/secret_file.hpp"
+#include "imds/transport/base64.hpp"
+#include "imds/transport/secret_file.hpp"
 
 namespace cla {
 

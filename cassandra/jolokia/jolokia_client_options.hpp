@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "cassandra/jolokia_url.hpp"
-#include "imds/tls_settings.hpp"
+#include "cassandra/jolokia/jolokia_url.hpp"
+#include "imds/transport/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {

@@ -1,9 +1,9 @@
 // `nodetool describecluster` from its MBeans, as 5.0's DescribeCluster.java prints it.
-#include "cassandra/jolokia_describe.hpp"
+#include "cassandra/jolokia/jolokia_describe.hpp"
 
 #include <algorithm>
 
-#include "cassandra/replication.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
 #include "imds/json_read.hpp"
 
 namespace cla {

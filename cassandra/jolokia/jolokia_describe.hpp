@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/jolokia_answers.hpp"
-#include "cassandra/jolokia_ring.hpp"
+#include "cassandra/jolokia/jolokia_answers.hpp"
+#include "cassandra/jolokia/jolokia_ring.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
 
 namespace cla {
 

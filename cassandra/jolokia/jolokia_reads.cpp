@@ -1,5 +1,5 @@
 // The Jolokia backend's reads as conversations: which calls each round POSTs and what the answers make.
-#include "cassandra/jolokia_reads.hpp"
+#include "cassandra/jolokia/jolokia_reads.hpp"
 
 namespace cla {
 namespace {

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/jolokia_answers.hpp"
-#include "cassandra/jolokia_describe.hpp"
-#include "cassandra/jolokia_requests.hpp"
-#include "cassandra/jolokia_ring.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/jolokia/jolokia_answers.hpp"
+#include "cassandra/jolokia/jolokia_describe.hpp"
+#include "cassandra/jolokia/jolokia_requests.hpp"
+#include "cassandra/jolokia/jolokia_ring.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla {
 

@@ -1,5 +1,5 @@
 // The requests the Jolokia backend POSTs: their JSON, and the calls of each read and step.
-#include "cassandra/jolokia_requests.hpp"
+#include "cassandra/jolokia/jolokia_requests.hpp"
 
 #include <boost/json/serialize.hpp>
 

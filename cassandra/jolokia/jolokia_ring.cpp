@@ -1,11 +1,11 @@
 // `nodetool status` and `ring` from StorageService's attributes and the snitch, as 5.0's nodetool builds
 // them.
-#include "cassandra/jolokia_ring.hpp"
+#include "cassandra/jolokia/jolokia_ring.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/token_ring.hpp"
 
 namespace cla {
 namespace {

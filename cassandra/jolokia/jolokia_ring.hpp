@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "cassandra/jolokia_answers.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/jolokia/jolokia_answers.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla {
 

@@ -1,6 +1,6 @@
 // cassandra.jolokia.url: imds/endpoint.hpp's rules with a path (the agent's), and plain http on loopback
 // only.
-#include "cassandra/jolokia_url.hpp"
+#include "cassandra/jolokia/jolokia_url.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>

@@ -1,6 +1,6 @@
-#include "cassandra/nodetool_backend.hpp"
+#include "cassandra/nodetool/nodetool_backend.hpp"
 
-#include "cassandra/running_parser.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
 
 namespace cla {
 

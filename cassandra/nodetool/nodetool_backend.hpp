@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cassandra/node_backend.hpp"
-#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
 
 namespace cla {
 

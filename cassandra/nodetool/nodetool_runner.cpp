@@ -1,5 +1,5 @@
 // NodetoolRunner: one nodetool attempt, or attempts retried with capped exponential backoff until a deadline.
-#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
 
 #include <algorithm>
 #include <boost/asio/steady_timer.hpp>
@@ -7,7 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "cassandra/node_backend.hpp"
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

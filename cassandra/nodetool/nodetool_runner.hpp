@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 
 namespace cla {
 

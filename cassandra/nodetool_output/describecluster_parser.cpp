@@ -1,10 +1,10 @@
 // Parser for `nodetool describecluster`: a section per heading, each line read by its section's rule.
-#include "cassandra/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

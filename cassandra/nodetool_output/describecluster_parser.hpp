@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cassandra/replication.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
 #include "state/result.hpp"
 
 namespace cla {

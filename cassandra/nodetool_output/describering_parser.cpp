@@ -1,7 +1,7 @@
 // Parser for `nodetool describering`: each TokenRange(...) line read field by field, in the order printed.
-#include "cassandra/describering_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

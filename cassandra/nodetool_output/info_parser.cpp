@@ -1,10 +1,10 @@
 // Parser for `nodetool info`: "label: value" lines; the label is everything before the first colon.
-#include "cassandra/info_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
 
 #include <map>
 #include <optional>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

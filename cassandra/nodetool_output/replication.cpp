@@ -1,9 +1,9 @@
 // Reads "<Class> {k=v, ...}" into a Replication, and gives keyspaces of one setting one placement key.
-#include "cassandra/replication.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
 
 #include <charconv>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

@@ -1,11 +1,11 @@
 // Parser for `nodetool ring`: sections per datacenter; rows read from both ends (the rack may hold blanks).
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 
 #include <algorithm>
 #include <array>
 #include <optional>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

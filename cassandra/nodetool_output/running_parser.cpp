@@ -1,9 +1,9 @@
 // Parser for `nodetool statusbinary` / `statusgossip`: compares the whole trimmed output.
-#include "cassandra/running_parser.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
 
 #include <string>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

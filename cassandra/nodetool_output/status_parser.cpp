@@ -1,11 +1,11 @@
 // Parser for `nodetool status`: sections per datacenter, columns from each header line, rows field by field.
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

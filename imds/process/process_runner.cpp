@@ -1,5 +1,5 @@
 // Child processes through Boost.Process v2: pipes drained concurrently, a timer raced with the exit.
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -27,7 +27,7 @@
 #include <boost/process/v2/stdio.hpp>
 // clang-format on
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 extern char** environ;
 

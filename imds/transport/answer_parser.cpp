@@ -1,5 +1,5 @@
 // AnswerParser: an HTTP/1.1 response parsed into what the IMDS and etcd clients read (HttpAnswer).
-#include "imds/answer_parser.hpp"
+#include "imds/transport/answer_parser.hpp"
 
 namespace cla {
 

@@ -1,5 +1,5 @@
 // Standard base64 (RFC 4648, with padding).
-#include "imds/base64.hpp"
+#include "imds/transport/base64.hpp"
 
 #include <array>
 #include <cstdint>

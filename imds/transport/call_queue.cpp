@@ -1,5 +1,5 @@
 // CallQueue: lets a client's overlapping calls run one at a time on its executor, and cancels them together.
-#include "imds/call_queue.hpp"
+#include "imds/transport/call_queue.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>

@@ -1,6 +1,6 @@
 // HttpConnection: one kept-alive HTTP/1.1 client connection to one server, shared by the IMDS and etcd
 // clients: opened on demand, every exchange bounded in time and size, transport failures classified.
-#include "imds/http_connection.hpp"
+#include "imds/transport/http_connection.hpp"
 
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
-#include "imds/tls_session.hpp"
+#include "imds/transport/tls_session.hpp"
 
 namespace cla {
 namespace {

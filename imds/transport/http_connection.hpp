@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "imds/answer_parser.hpp"
-#include "imds/loop_wake.hpp"
-#include "imds/tls_settings.hpp"
+#include "imds/transport/answer_parser.hpp"
+#include "imds/transport/loop_wake.hpp"
+#include "imds/transport/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {

@@ -16,8 +16,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/error.hpp>
 
-#include "imds/http_connection.hpp"
-#include "imds/tls_session.hpp"
+#include "imds/transport/http_connection.hpp"
+#include "imds/transport/tls_session.hpp"
 
 namespace cla {
 namespace {

@@ -1,5 +1,5 @@
 // LoopWake: a coroutine waits for the event loop's next wake-up; whoever runs the loop resumes it in place.
-#include "imds/loop_wake.hpp"
+#include "imds/transport/loop_wake.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/async_result.hpp>

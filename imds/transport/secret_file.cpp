@@ -1,5 +1,5 @@
 // Files that hold secrets (an etcd password, a TLS client key): readable by the agent, not by other users.
-#include "imds/secret_file.hpp"
+#include "imds/transport/secret_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // The OpenSSL client context of a TLS connection, from the files as they are at that moment.
-#include "imds/tls_context.hpp"
+#include "imds/transport/tls_context.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "imds/secret_file.hpp"
+#include "imds/transport/secret_file.hpp"
 
 namespace cla {
 namespace {

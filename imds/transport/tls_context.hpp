@@ -4,7 +4,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
-#include "imds/tls_settings.hpp"
+#include "imds/transport/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {

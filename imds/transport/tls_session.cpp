@@ -1,5 +1,5 @@
 // TlsSession: the TLS layer of one HttpConnection's connection (etcd over https, SPEC 9 "TLS").
-#include "imds/tls_session.hpp"
+#include "imds/transport/tls_session.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -14,7 +14,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
-#include "imds/tls_context.hpp"
+#include "imds/transport/tls_context.hpp"
 
 namespace cla {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "imds/tls_settings.hpp"
+#include "imds/transport/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {

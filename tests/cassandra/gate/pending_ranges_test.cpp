@@ -1,6 +1,6 @@
 // Pending ranges on small hand-built rings, range by range: a joining node (ranges split at its token), a
 // leaving node, two joining nodes placed one at a time, a moving node, and a ring without change.
-#include "cassandra/pending_ranges.hpp"
+#include "cassandra/gate/pending_ranges.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -11,14 +11,14 @@
 #include <set>
 #include <string>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/describering_parser.hpp"
-#include "cassandra/pending_ranges.hpp"
-#include "cassandra/replica_placement.hpp"
-#include "cassandra/replication_verdict.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
+#include "cassandra/gate/pending_ranges.hpp"
+#include "cassandra/gate/replica_placement.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Replica placement by Cassandra's rules on small rings worked out by hand: SimpleStrategy,
 // NetworkTopologyStrategy (racks first, fewer racks than RF, two nodes per rack, RF above the DC's nodes, two
 // DCs), EverywhereStrategy; one placement per distinct setting, and a 150-node x 16-token ring.
-#include "cassandra/replica_placement.hpp"
+#include "cassandra/gate/replica_placement.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/replica_placement.hpp"
-#include "cassandra/replication_verdict.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/gate/replica_placement.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla::test {
 

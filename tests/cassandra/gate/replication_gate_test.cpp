@@ -1,6 +1,6 @@
 // One gate check's answer: the replication verdict over a refresh (SPEC 3.4's exact fields for the core), the
 // rack count without one (gate_fallback), admission with drained nodes (SPEC 9), and when a refresh is due.
-#include "cassandra/replication_gate.hpp"
+#include "cassandra/gate/replication_gate.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>

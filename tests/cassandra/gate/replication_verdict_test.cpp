@@ -2,7 +2,7 @@
 // SimpleStrategy, EverywhereStrategy), per ring shape (1 and 16 tokens, fewer racks than RF, two nodes per
 // rack), unprotectable keyspaces, schema disagreement, a changing ring, SPEC 9's admission and the log
 // fields.
-#include "cassandra/replication_verdict.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>

@@ -1,9 +1,9 @@
 // evaluate_safety: table-driven clusters (RF 1/3/5, two DCs, fewer racks than RF, fail-closed cases).
-#include "cassandra/safety_gate.hpp"
+#include "cassandra/gate/safety_gate.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // The token ring from `nodetool ring`: the partitioner's order, joining nodes left out, contradictions
 // refused.
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/token_ring.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 #include "replication_fixtures.hpp"
 
 BOOST_AUTO_TEST_SUITE(token_ring_test)

@@ -1,12 +1,12 @@
 // Jolokia's answers that are not what a read wants: refusals (the policy's 403 as captured, a missing MBean,
 // Cassandra's exception), answers that are not Jolokia's, attributes missing or of the wrong type, empty
 // maps; each error names the MBean and the attribute or operation.
-#include "cassandra/jolokia_answers.hpp"
+#include "cassandra/jolokia/jolokia_answers.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra/jolokia_reads.hpp"
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
+#include "cassandra/jolokia/jolokia_reads.hpp"
 
 namespace {
 

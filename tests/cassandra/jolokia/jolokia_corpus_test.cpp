@@ -6,13 +6,13 @@
 #include <boost/test/unit_test.hpp>
 #include <sstream>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/jolokia_reads.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/running_parser.hpp"
-#include "cassandra/status_parser.hpp"
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
+#include "cassandra/jolokia/jolokia_reads.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "jolokia_normalize.hpp"
 
 namespace {

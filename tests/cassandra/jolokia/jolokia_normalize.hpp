@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <tuple>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla::test {
 

@@ -1,7 +1,7 @@
 // The Jolokia backend's requests: their JSON (one object or a bulk array, no echo, no stack traces, no
 // ignoreErrors), the overloaded stopNativeTransport sent with its signature, and every MBean, attribute and
 // operation they use allowed by the cluster script's policy (and nothing else there).
-#include "cassandra/jolokia_requests.hpp"
+#include "cassandra/jolokia/jolokia_requests.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/test/unit_test.hpp>

@@ -1,7 +1,7 @@
 // status and ring from a ring view, as 5.0's nodetool computes them: addresses without the port (IPv6 too),
 // the token map back in ring order, nodetool's status and state precedence, DCs sorted, "?" for what is
 // unknown, the vnodes warning, and an endpoint the snitch was not asked about.
-#include "cassandra/jolokia_ring.hpp"
+#include "cassandra/jolokia/jolokia_ring.hpp"
 
 #include <boost/test/unit_test.hpp>
 

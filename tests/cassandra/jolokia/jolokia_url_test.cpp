@@ -1,5 +1,5 @@
 // cassandra.jolokia.url: the agent's context as the path, the port required, plain http to loopback only.
-#include "cassandra/jolokia_url.hpp"
+#include "cassandra/jolokia/jolokia_url.hpp"
 
 #include <boost/test/unit_test.hpp>
 

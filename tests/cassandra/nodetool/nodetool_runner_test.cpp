@@ -1,9 +1,9 @@
 // The nodetool runner's pure parts: backoff delays and the classification of failed outcomes.
-#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 using cla::test::cassandra_data;
 using std::chrono::milliseconds;

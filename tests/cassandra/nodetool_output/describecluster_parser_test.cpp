@@ -1,10 +1,10 @@
 // nodetool describecluster: Cassandra 5.0.9's output (all up, a node down), padding and order, older layouts,
 // keyspaces nodetool could not read, and what is refused.
-#include "cassandra/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 // nodetool describering: Cassandra 5.0.9's ranges, the error a LocalStrategy keyspace gets, and refusals.
-#include "cassandra/describering_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 namespace {
 

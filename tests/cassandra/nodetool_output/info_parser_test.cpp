@@ -1,9 +1,9 @@
 // parse_nodetool_info over the 4.1 / 5.0 / after-drain samples, verbatim 3.0-4.1 outputs and broken ones.
-#include "cassandra/info_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 using cla::test::cassandra_data;
 

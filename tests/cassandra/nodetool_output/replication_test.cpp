@@ -1,5 +1,5 @@
 // The replication text of describecluster ("<Class> {k=v, ...}"): classes, factors, transient counts, keys.
-#include "cassandra/replication.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,11 +1,11 @@
 // nodetool ring: Cassandra 5.0.9's output (16 tokens, a node down), one node a DC, wide and odd cells,
 // refusals.
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include "../cassandra_test_data.hpp"
 #include "cassandra/sim/sim_schema_output.hpp"
-#include "cassandra_test_data.hpp"
 
 namespace {
 

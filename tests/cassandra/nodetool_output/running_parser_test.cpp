@@ -1,9 +1,9 @@
 // parse_running: the whole trimmed output must be "running" or "not running".
-#include "cassandra/running_parser.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 using cla::test::cassandra_data;
 

@@ -1,12 +1,12 @@
 // parse_nodetool_status over every reference output (4.1, 5.0 order, Owns ?/Note, 2.x/3.x verbatim) and
 // broken ones.
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <map>
 
-#include "cassandra_test_data.hpp"
+#include "../cassandra_test_data.hpp"
 
 using cla::test::cassandra_data;
 
