@@ -7,7 +7,8 @@
 
 # ---- options and binaries -----------------------------------------------------------------------------------------
 # The options both game days take: --no-build, --bin-dir DIR (default DEMO_BIN_DIR, else build/bin), -h/--help, and
-# those the script's demo_option accepts (it returns 1 for one it does not know). demo_bins builds, unless --no-build.
+# those the script's demo_option accepts (it returns 1 for one it does not know). Then, unless --no-build, what is
+# missing is installed (demo_bins builds).
 demo_options() {
   demo_build=1
   bin_dir=${DEMO_BIN_DIR:-$cla_root/build/bin}
@@ -24,14 +25,12 @@ demo_options() {
     esac
     shift
   done
+  ((!demo_build)) || "$cla_root/scripts/install-deps.sh"
 }
-# demo_bins NAME...: unless --no-build, installs what is missing and builds only the NAMEd executables (no test:
-# scripts/test.sh builds those); then bin_dir made absolute, and each NAME must be an executable there (else exit 2).
+# demo_bins NAME...: unless --no-build, builds only the NAMEd executables (no test: scripts/test.sh builds those);
+# then bin_dir made absolute, and each NAME must be an executable there (else exit 2).
 demo_bins() {
-  if ((demo_build)); then
-    "$cla_root/scripts/install-deps.sh"
-    "$cla_root/scripts/build.sh" --target "$@"
-  fi
+  ((!demo_build)) || "$cla_root/scripts/build.sh" --target "$@"
   [[ -d $bin_dir ]] || usage_error "no directory $bin_dir (build first, or pass --bin-dir)"
   bin_dir=$(cd "$bin_dir" && pwd)
   require_bins "$bin_dir" "pass --bin-dir" "$@" || exit 2
