@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "state/result.hpp"
 
 namespace cla {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "cassandra/info_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla {
 

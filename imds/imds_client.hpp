@@ -11,11 +11,11 @@
 #include <optional>
 #include <string>
 
-#include "imds/call_queue.hpp"
 #include "imds/compute_parser.hpp"
 #include "imds/endpoint.hpp"
-#include "imds/http_connection.hpp"
 #include "imds/imds_failure.hpp"
+#include "imds/transport/call_queue.hpp"
+#include "imds/transport/http_connection.hpp"
 #include "state/result.hpp"
 #include "state/scheduled_event.hpp"
 

@@ -135,31 +135,40 @@ process_state() {
   esac
 }
 
-# ---- classpath: a tiny pom resolved by Maven, offline first ----
-resolve_classpath() {
-  local mvn_dir=$cluster_dir/maven cp_file=$cluster_dir/classpath-$version.txt
-  [[ -s $cp_file ]] && { echo "$cp_file"; return; }
+# ---- Maven: a tiny pom's runtime classpath, offline first ----
+# maven_classpath DIR ARTIFACT_ID OUT_FILE WHAT DEPENDENCY_XML: writes DIR/pom.xml with the one dependency and
+# resolves its runtime classpath into OUT_FILE.tmp (from ~/.m2, else from Maven Central); dies naming WHAT.
+maven_classpath() {
+  local mvn_dir=$1 artifact=$2 out_file=$3 what=$4 dependency=$5
   command -v mvn >/dev/null || die "mvn not found: install Maven (scripts/install-deps.sh)"
   mkdir -p "$mvn_dir"
   cat >"$mvn_dir/pom.xml" <<EOF
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
-  <groupId>cla.local</groupId><artifactId>cassandra-classpath</artifactId><version>1</version>
+  <groupId>cla.local</groupId><artifactId>$artifact</artifactId><version>1</version>
   <packaging>pom</packaging>
   <dependencies>
-    <dependency><groupId>org.apache.cassandra</groupId><artifactId>cassandra-all</artifactId>
-      <version>$version</version></dependency>
+    $dependency
   </dependencies>
 </project>
 EOF
-  local goal=(dependency:build-classpath "-Dmdep.outputFile=$cp_file.tmp" -Dmdep.includeScope=runtime)
+  local goal=(dependency:build-classpath "-Dmdep.outputFile=$out_file.tmp" -Dmdep.includeScope=runtime)
   if ! (cd "$mvn_dir" && mvn -o -q -B "${goal[@]}") >"$mvn_dir/offline.log" 2>&1; then
-    log "cassandra-all $version not complete in ~/.m2; resolving from Maven Central"
+    log "$what not complete in ~/.m2; resolving from Maven Central"
     if ! (cd "$mvn_dir" && mvn -q -B "${goal[@]}") >"$mvn_dir/online.log" 2>&1; then
       tail -n 20 "$mvn_dir/online.log" >&2
-      die "Maven could not resolve org.apache.cassandra:cassandra-all:$version (Maven Central unreachable or artifact missing; log: $mvn_dir/online.log)"
+      die "Maven could not resolve $what (Maven Central unreachable or artifact missing; log: $mvn_dir/online.log)"
     fi
   fi
+}
+
+resolve_classpath() {
+  local cp_file=$cluster_dir/classpath-$version.txt
+  [[ -s $cp_file ]] && { echo "$cp_file"; return; }
+  maven_classpath "$cluster_dir/maven" cassandra-classpath "$cp_file" \
+    "org.apache.cassandra:cassandra-all:$version" \
+    "<dependency><groupId>org.apache.cassandra</groupId><artifactId>cassandra-all</artifactId>
+      <version>$version</version></dependency>"
   mv "$cp_file.tmp" "$cp_file"
   echo "$cp_file"
 }
@@ -168,30 +177,13 @@ classpath() { cat "$(resolve_classpath)"; }
 # ---- Jolokia (--jolokia): the JVM agent's jar from Maven, like cassandra-all; one password a cluster ----
 # The javaagent jar bundles what it needs: no dependency of its own to resolve.
 resolve_jolokia_jar() {
-  local mvn_dir=$cluster_dir/maven-jolokia jar_file=$cluster_dir/jolokia-$jolokia_version.txt
+  local jar_file=$cluster_dir/jolokia-$jolokia_version.txt
   [[ -s $jar_file && -f $(<"$jar_file") ]] && { cat "$jar_file"; return; }
-  command -v mvn >/dev/null || die "mvn not found: install Maven (scripts/install-deps.sh)"
-  mkdir -p "$mvn_dir"
-  cat >"$mvn_dir/pom.xml" <<EOF
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>cla.local</groupId><artifactId>jolokia-agent</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.jolokia</groupId><artifactId>jolokia-agent-jvm</artifactId>
+  maven_classpath "$cluster_dir/maven-jolokia" jolokia-agent "$jar_file" \
+    "org.jolokia:jolokia-agent-jvm:$jolokia_version:jar:javaagent" \
+    "<dependency><groupId>org.jolokia</groupId><artifactId>jolokia-agent-jvm</artifactId>
       <version>$jolokia_version</version><classifier>javaagent</classifier>
-      <exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions></dependency>
-  </dependencies>
-</project>
-EOF
-  local goal=(dependency:build-classpath "-Dmdep.outputFile=$jar_file.tmp" -Dmdep.includeScope=runtime)
-  if ! (cd "$mvn_dir" && mvn -o -q -B "${goal[@]}") >"$mvn_dir/offline.log" 2>&1; then
-    log "jolokia-agent-jvm $jolokia_version (javaagent) not in ~/.m2; resolving from Maven Central"
-    if ! (cd "$mvn_dir" && mvn -q -B "${goal[@]}") >"$mvn_dir/online.log" 2>&1; then
-      tail -n 20 "$mvn_dir/online.log" >&2
-      die "Maven could not resolve org.jolokia:jolokia-agent-jvm:$jolokia_version:jar:javaagent (log: $mvn_dir/online.log)"
-    fi
-  fi
+      <exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions></dependency>"
   [[ -f $(<"$jar_file.tmp") ]] || die "Maven resolved no jar for jolokia-agent-jvm $jolokia_version ($jar_file.tmp)"
   mv "$jar_file.tmp" "$jar_file"
   cat "$jar_file"

@@ -7,18 +7,20 @@
 # second copy of the bare root (with a group cassandra, so the config must come out root:cassandra 0640), where
 # `cassandra-lifecycle-agent --check` reads the packaged default config.
 # Prints the timings. Needs root.
-# Usage: scripts/fresh-check.sh [--keep] [--deb FILE]   (--keep leaves the roots in build/ after a success; they
-#   are kept on failure). The bare root is cached in build/fresh-cache/, keyed by what goes into it (suite,
+# Usage: scripts/fresh-check.sh [--keep] [--deb FILE] [--demo]   (--keep leaves the roots in build/ after a success;
+#   they are kept on failure). --demo instead times the README's first command as a new user meets it: a fresh
+#   clone of HEAD, scripts/demo.sh in a bare root with an empty apt cache; last line fresh_demo_s=N tests_built=0. The bare root is cached in build/fresh-cache/, keyed by what goes into it (suite,
 #   variant, architecture, mirror and the date of its Release file, debootstrap's version); the .debs apt
 #   downloads are kept there too. The output of debootstrap, install-deps.sh and the build goes to
 #   build/fresh-logs/ (shown when a step fails).
 set -euo pipefail
 export LC_ALL=C
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
-keep=0 deb=""
+keep=0 deb="" demo=0
 while (($#)); do
   case $1 in
     --keep) keep=1 ;;
+    --demo) demo=1 ;;
     --deb) deb=$(realpath "${2:?--deb needs a file}"); shift ;;
     -h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "fresh-check.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -26,12 +28,12 @@ while (($#)); do
   shift
 done
 die() { echo "fresh-check.sh: FAILED: $*" >&2; exit 1; }
-if [[ -z $deb ]]; then
+if ((!demo)) && [[ -z $deb ]]; then
   debs=("$root_dir"/build/cassandra-lifecycle-agent_*.deb)
   [[ -f ${debs[-1]} ]] || die "no build/cassandra-lifecycle-agent_*.deb: run scripts/build.sh && scripts/package.sh first"
   deb=${debs[-1]}
 fi
-[[ -f $deb ]] || die "no package $deb"
+((demo)) || [[ -f $deb ]] || die "no package $deb"
 ((EUID == 0)) || die "needs root (debootstrap, chroot, mount)"
 for tool in debootstrap git curl mount umount chroot; do
   command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh installs debootstrap, git, curl)"
@@ -126,8 +128,8 @@ trap 'exit 143' TERM
 # A root as this check uses it: the machine's Debian sources and apt settings, no services started inside
 # (policy-rc.d, as in every Debian chroot build: a started etcd or Prometheus would run on the host's
 # network), /proc and /dev, and the shared download cache.
-prepare_root() {
-  local dir=$1
+prepare_root() { # dir [apt archives dir: the shared download cache by default]
+  local dir=$1 archives=${2:-$cache/apt-archives}
   printf 'deb %s\n' "${sources[@]}" >"$dir/etc/apt/sources.list"
   rm -f "$dir"/etc/apt/sources.list.d/*
   apt-config dump | grep -E '^Acquire::(Check-Valid-Until|Check-Date|https?::Proxy|Retries) ' \
@@ -141,7 +143,7 @@ prepare_root() {
   mount --bind /dev "$dir/dev"
   mount --make-private "$dir/dev"  # what is mounted below it stays in the root (systemd makes / shared)
   mount --bind /dev/pts "$dir/dev/pts"  # apt and dpkg log through a pseudo-terminal
-  mount --bind "$cache/apt-archives" "$dir/var/cache/apt/archives"
+  mount --bind "$archives" "$dir/var/cache/apt/archives"
 }
 logged() { # log name, command...: its output into build/fresh-logs/NAME.log; on failure, its errors and tail
   local log=$logs/$1.log rc=0
@@ -177,6 +179,26 @@ remove_root "$fresh"
 remove_root "$target"
 [[ -d $base.tmp ]] && remove_root "$base.tmp"
 timed "base root" make_base
+
+# ---- --demo: the README's first command, as a new user runs it -------------------------------------------
+# A fresh clone of the committed HEAD in a bare root whose apt cache is empty (every package downloaded, as on
+# a new machine): scripts/demo.sh installs, builds what it runs and plays the game day; its time is the figure.
+if ((demo)); then
+  demo_root=$fresh demo_archives=$root_dir/build/fresh-demo-archives
+  rm -rf "$demo_archives" && mkdir -p "$demo_archives/partial"
+  cp -a "$base" "$demo_root"
+  prepare_root "$demo_root" "$demo_archives"
+  git clone -q --no-local "$root_dir" "$demo_root/src"
+  echo "== scripts/demo.sh in a fresh clone ($(git -C "$demo_root/src" rev-parse --short HEAD)) on the bare root"
+  timed "demo" logged demo in_root "$demo_root" 'cd /src && scripts/demo.sh' ||
+    die "scripts/demo.sh failed in a fresh clone on a bare Debian 12 (log: $logs/demo.log)"
+  tail -n 3 "$logs/demo.log"
+  [[ ! -e $demo_root/src/build/bin/unit_tests ]] || die "scripts/demo.sh built the unit tests"
+  echo "   built by demo.sh: $(ls "$demo_root/src/build/bin" | tr '\n' ' ')"
+  rm -rf "$demo_archives"
+  echo "fresh_demo_s=${timings[-1]//[!0-9]/} tests_built=0"
+  exit 0
+fi
 cp -a "$base" "$fresh"
 prepare_root "$fresh"
 mkdir -p "$fresh/src"

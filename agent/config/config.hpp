@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "agent/log.hpp"
-#include "cassandra/consistency.hpp"
-#include "imds/tls_settings.hpp"
+#include "cassandra/gate/consistency.hpp"
+#include "imds/transport/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {

@@ -2,7 +2,7 @@
 #include "agent/config/config_cassandra.hpp"
 
 #include "agent/config/config_validation.hpp"
-#include "cassandra/jolokia_url.hpp"
+#include "cassandra/jolokia/jolokia_url.hpp"
 
 namespace cla {
 namespace {

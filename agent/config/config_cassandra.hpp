@@ -6,7 +6,7 @@
 
 #include "agent/config/config.hpp"
 #include "agent/config/config_fields.hpp"
-#include "cassandra/jolokia_client_options.hpp"
+#include "cassandra/jolokia/jolokia_client_options.hpp"
 #include "state/result.hpp"
 
 namespace cla {

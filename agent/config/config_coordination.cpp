@@ -6,8 +6,8 @@
 
 #include "agent/config/config_validation.hpp"
 #include "imds/endpoint.hpp"
-#include "imds/secret_file.hpp"
-#include "imds/tls_settings.hpp"
+#include "imds/transport/secret_file.hpp"
+#include "imds/transport/tls_settings.hpp"
 
 namespace cla {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "agent/config/config_coordination.hpp"
 #include "agent/log.hpp"
-#include "imds/secret_file.hpp"
+#include "imds/transport/secret_file.hpp"
 
 namespace cla {
 

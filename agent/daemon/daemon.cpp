@@ -11,8 +11,8 @@
 #include "agent/http/http_endpoint.hpp"
 #include "agent/http/http_exposure.hpp"
 #include "agent/log.hpp"
-#include "cassandra/jolokia_backend.hpp"
-#include "cassandra/nodetool_backend.hpp"
+#include "cassandra/jolokia/jolokia_backend.hpp"
+#include "cassandra/nodetool/nodetool_backend.hpp"
 #include "state/state_codec.hpp"
 #include "state/state_location.hpp"
 

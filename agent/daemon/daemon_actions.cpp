@@ -6,7 +6,7 @@
 #include "agent/daemon/daemon.hpp"
 #include "agent/daemon/notification.hpp"
 #include "agent/log.hpp"
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 
 namespace cla {
 

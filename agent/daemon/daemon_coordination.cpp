@@ -6,7 +6,7 @@
 #include "agent/config/config_coordination.hpp"
 #include "agent/daemon/daemon.hpp"
 #include "agent/log.hpp"
-#include "cassandra/info_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
 
 namespace cla {
 

@@ -6,7 +6,7 @@
 
 #include "agent/daemon/daemon.hpp"
 #include "agent/log.hpp"
-#include "cassandra/replication_gate.hpp"
+#include "cassandra/gate/replication_gate.hpp"
 
 namespace cla {
 

@@ -1,17 +1,17 @@
 // The gate's I/O (SPEC 3.4): each check's `nodetool status` (+ `info` once), and the schema refresh
 // (`describecluster` and `ring`) at start, on an event seen, and before a check when older than
-// topology.schema_refresh_s. The answer itself is decide_gate's (cassandra/replication_gate.hpp, pure).
+// topology.schema_refresh_s. The answer itself is decide_gate's (cassandra/gate/replication_gate.hpp, pure).
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "agent/daemon/daemon.hpp"
 #include "agent/log.hpp"
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/info_parser.hpp"
+#include "cassandra/gate/replication_gate.hpp"
 #include "cassandra/node_identity.hpp"
-#include "cassandra/replication_gate.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 
 namespace cla {
 

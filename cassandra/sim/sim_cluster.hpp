@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cassandra/replication.hpp"
+#include "cassandra/nodetool_output/replication.hpp"
 
 namespace cla {
 

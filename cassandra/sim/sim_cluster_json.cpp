@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <set>
 
-#include "cassandra/text.hpp"
+#include "state/text.hpp"
 
 namespace cla {
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <set>
 
-#include "cassandra/replica_placement.hpp"
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/replica_placement.hpp"
+#include "cassandra/gate/token_ring.hpp"
 
 namespace cla {
 

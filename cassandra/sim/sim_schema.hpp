@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/describering_parser.hpp"
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/sim/sim_cluster.hpp"
 
 namespace cla {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/describering_parser.hpp"
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 
 namespace cla {
 

@@ -7,7 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 #include "state/scheduled_event.hpp"
 
 namespace cla {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "cassandra/process_runner.hpp"
 #include "imds/emulator/emulator_server.hpp"
+#include "imds/process/process_runner.hpp"
 #include "state/scheduled_event.hpp"
 
 namespace po = boost::program_options;

@@ -1,9 +1,9 @@
 """Captures the Jolokia backend's requests and Jolokia's answers (scripts/cluster/capture-jolokia-corpus.sh).
 
-reads URL USER PASSWORD_FILE DIR: the reads of cassandra/jolokia_requests.hpp against the agent at URL, each round
+reads URL USER PASSWORD_FILE DIR: the reads of cassandra/jolokia/jolokia_requests.hpp against the agent at URL, each round
      as DIR/jolokia_<round>.request.json and DIR/jolokia_<round>.answer.json (the body sent and the body answered):
      ring_view and places (status and ring), describe and describe_second (describecluster), info, running. The
-     second rounds are built from the first answers as the agent builds them (tests/cassandra/jolokia_corpus_test.cpp
+     second rounds are built from the first answers as the agent builds them (tests/cassandra/jolokia/jolokia_corpus_test.cpp
      checks that the agent's own requests equal these).
 step URL USER PASSWORD_FILE DIR NAME: one step's request and answer (NAME: disablebinary, disablegossip, drain,
      enablegossip, enablebinary) as DIR/jolokia_step_<NAME>.{request,answer}.json, then the running read after it

@@ -7,13 +7,14 @@
 
 # ---- options and binaries -----------------------------------------------------------------------------------------
 # The options both game days take: --no-build, --bin-dir DIR (default DEMO_BIN_DIR, else build/bin), -h/--help, and
-# those the script's demo_option accepts (it returns 1 for one it does not know). Then the build, unless --no-build.
+# those the script's demo_option accepts (it returns 1 for one it does not know). Then, unless --no-build, what is
+# missing is installed (demo_bins builds).
 demo_options() {
-  local build=1
+  demo_build=1
   bin_dir=${DEMO_BIN_DIR:-$cla_root/build/bin}
   while (($#)); do
     case $1 in
-      --no-build) build=0 ;;
+      --no-build) demo_build=0 ;;
       --bin-dir)
         [[ $# -ge 2 ]] || usage_error "--bin-dir needs a directory"
         bin_dir=$2
@@ -24,13 +25,12 @@ demo_options() {
     esac
     shift
   done
-  if ((build)); then
-    "$cla_root/scripts/install-deps.sh"
-    "$cla_root/scripts/build.sh"
-  fi
+  ((!demo_build)) || "$cla_root/scripts/install-deps.sh"
 }
-# demo_bins NAME...: bin_dir made absolute; each NAME must be an executable there (else exit 2).
+# demo_bins NAME...: unless --no-build, builds only the NAMEd executables (no test: scripts/test.sh builds those);
+# then bin_dir made absolute, and each NAME must be an executable there (else exit 2).
 demo_bins() {
+  ((!demo_build)) || "$cla_root/scripts/build.sh" --target "$@"
   [[ -d $bin_dir ]] || usage_error "no directory $bin_dir (build first, or pass --bin-dir)"
   bin_dir=$(cd "$bin_dir" && pwd)
   require_bins "$bin_dir" "pass --bin-dir" "$@" || exit 2

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/info_parser.hpp"
-#include "cassandra/nodetool_runner.hpp"
-#include "cassandra/running_parser.hpp"
-#include "cassandra/safety_gate.hpp"
-#include "cassandra/status_parser.hpp"
+#include "cassandra/gate/safety_gate.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra_test_data.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 
-#include "cassandra/jolokia_reads.hpp"
-#include "cassandra/token_ring.hpp"
+#include "cassandra/gate/token_ring.hpp"
+#include "cassandra/jolokia/jolokia_reads.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

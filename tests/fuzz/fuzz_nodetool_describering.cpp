@@ -1,6 +1,6 @@
 // Fuzzes parse_nodetool_describering: what it accepts, printed back in 5.0's layout (the simulator's
 // printer), parses to the same ranges.
-#include "cassandra/describering_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
 #include "cassandra/sim/sim_schema_output.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 

@@ -2,7 +2,7 @@
 // the same values.
 #include <cstdio>
 
-#include "cassandra/info_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

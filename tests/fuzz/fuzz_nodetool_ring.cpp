@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <array>
 
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/gate/token_ring.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/sim/sim_schema_output.hpp"
-#include "cassandra/token_ring.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Fuzzes parse_running (statusbinary/statusgossip): only "running" and "not running" (trimmed) are accepted.
-#include "cassandra/running_parser.hpp"
-#include "cassandra/text.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
+#include "state/text.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

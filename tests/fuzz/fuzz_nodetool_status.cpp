@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "cassandra/status_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "agent_process.hpp"
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 #include "imds_emulator_process.hpp"
 #include "state/scheduled_event.hpp"
 #include "wait_margin.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 
 namespace cla::test {
 

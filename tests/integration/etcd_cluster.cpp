@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "agent/coordination/etcd/etcd_codec.hpp"
-#include "imds/base64.hpp"
+#include "imds/transport/base64.hpp"
 #include "imds_emulator_process.hpp"
 
 namespace cla::test {

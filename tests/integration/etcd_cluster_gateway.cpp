@@ -7,7 +7,7 @@
 
 #include "agent/coordination/etcd/etcd_codec.hpp"
 #include "etcd_cluster.hpp"
-#include "imds/base64.hpp"
+#include "imds/transport/base64.hpp"
 #include "imds_emulator_process.hpp"
 
 namespace cla::test {

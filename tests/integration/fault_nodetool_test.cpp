@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "agent_scenario.hpp"
-#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
 #include "cassandra_support.hpp"
 
 namespace {

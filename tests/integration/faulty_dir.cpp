@@ -6,8 +6,8 @@
 #include <boost/test/unit_test.hpp>
 #include <fstream>
 
-#include "cassandra/process_runner.hpp"
 #include "cassandra_support.hpp"
+#include "imds/process/process_runner.hpp"
 
 namespace cla::test {
 namespace {

@@ -1,7 +1,7 @@
 // NodetoolRunner against real children: prefix + subcommand, command timeout, retries until ok or deadline.
 #include <boost/test/unit_test.hpp>
 
-#include "cassandra/nodetool_runner.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
 #include "cassandra/sim/sim_cluster_json.hpp"
 #include "cassandra_support.hpp"
 #include "wait_margin.hpp"

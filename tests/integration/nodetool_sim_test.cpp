@@ -4,16 +4,16 @@
 #include <boost/test/unit_test.hpp>
 #include <regex>
 
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/describering_parser.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/nodetool_runner.hpp"
-#include "cassandra/replication_verdict.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/running_parser.hpp"
-#include "cassandra/safety_gate.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/gate/safety_gate.hpp"
+#include "cassandra/nodetool/nodetool_runner.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra/sim/sim_cluster_json.hpp"
-#include "cassandra/status_parser.hpp"
 #include "cassandra_support.hpp"
 
 using namespace std::chrono_literals;

@@ -1,6 +1,6 @@
 // run_command against real children (/bin/sh scripts on the test side only): exit codes, streams, timeout
 // kill, bounded output, spawn failures, environment, argv without a shell, cancellation, no zombies.
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>

@@ -12,10 +12,10 @@
 #include <stdexcept>
 
 #include "agent_scenario.hpp"
-#include "cassandra/running_parser.hpp"
-#include "cassandra/status_parser.hpp"
-#include "cassandra/text.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra_support.hpp"
+#include "state/text.hpp"
 
 namespace cla::test::real {
 namespace {

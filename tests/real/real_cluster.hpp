@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "cassandra/process_runner.hpp"
+#include "imds/process/process_runner.hpp"
 #include "state/scheduled_event.hpp"
 
 namespace cla::test::real {

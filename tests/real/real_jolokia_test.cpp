@@ -8,13 +8,13 @@
 #include <functional>
 
 #include "agent_scenario.hpp"
-#include "cassandra/jolokia_client.hpp"
-#include "cassandra/running_parser.hpp"
-#include "cassandra/text.hpp"
+#include "cassandra/jolokia/jolokia_client.hpp"
+#include "cassandra/nodetool_output/running_parser.hpp"
 #include "cassandra_support.hpp"
 #include "client_call.hpp"
 #include "real_cluster.hpp"
-#include "tests/cassandra/jolokia_normalize.hpp"
+#include "state/text.hpp"
+#include "tests/cassandra/jolokia/jolokia_normalize.hpp"
 
 namespace {
 

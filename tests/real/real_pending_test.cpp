@@ -14,13 +14,13 @@
 #include <map>
 
 #include "agent_scenario.hpp"
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/replication_verdict.hpp"
-#include "cassandra/ring_parser.hpp"
-#include "cassandra/status_parser.hpp"
-#include "cassandra/text.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "real_agent.hpp"
 #include "real_cluster.hpp"
+#include "state/text.hpp"
 #include "wait_margin.hpp"
 
 namespace {

@@ -9,10 +9,10 @@
 #include <set>
 
 #include "agent_scenario.hpp"
-#include "cassandra/describecluster_parser.hpp"
-#include "cassandra/describering_parser.hpp"
-#include "cassandra/replication_verdict.hpp"
-#include "cassandra/ring_parser.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
 #include "real_agent.hpp"
 #include "real_cluster.hpp"
 
@@ -121,7 +121,7 @@ BOOST_FIXTURE_TEST_CASE(unprotectable_keyspaces_are_reported_once_per_refresh, R
   cql("DROP KEYSPACE nts_dc1_2");
 }
 
-// As the README advises: system_traces (SimpleStrategy 2) and system_distributed move to NTS {dc1: 3} first,
+// As docs/gate.md advises: system_traces (SimpleStrategy 2) and system_distributed move to NTS {dc1: 3} first,
 // else a range of system_traces that rack2 and rack3 hold alone keeps no replica and LOCAL_ONE is unsafe too.
 BOOST_FIXTURE_TEST_CASE(rack2_down_rack3_drains_at_local_one_and_waits_at_local_quorum, RealCase) {
   touched = {2, 3};

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "imds/tls_settings.hpp"
+#include "imds/transport/tls_settings.hpp"
 
 namespace cla::test {
 

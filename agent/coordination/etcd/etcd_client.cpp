@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "agent/coordination/etcd/etcd_codec.hpp"
-#include "imds/call_queue.hpp"
 #include "imds/endpoint.hpp"
-#include "imds/http_connection.hpp"
+#include "imds/transport/call_queue.hpp"
+#include "imds/transport/http_connection.hpp"
 
 namespace cla {
 namespace {

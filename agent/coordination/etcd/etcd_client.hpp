@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "agent/coordination/etcd/etcd_types.hpp"
-#include "imds/tls_settings.hpp"
+#include "imds/transport/tls_settings.hpp"
 #include "state/result.hpp"
 
 namespace cla {

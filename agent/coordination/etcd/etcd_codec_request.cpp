@@ -4,7 +4,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "agent/coordination/etcd/etcd_codec.hpp"
-#include "imds/base64.hpp"
+#include "imds/transport/base64.hpp"
 
 namespace cla::etcd_codec {
 namespace {

@@ -3,8 +3,8 @@
 #include <boost/json/parser.hpp>
 
 #include "agent/coordination/etcd/etcd_codec.hpp"
-#include "imds/base64.hpp"
 #include "imds/json_read.hpp"
+#include "imds/transport/base64.hpp"
 
 namespace cla::etcd_codec {
 namespace {

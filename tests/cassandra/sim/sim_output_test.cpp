@@ -5,9 +5,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../cassandra_test_data.hpp"
-#include "cassandra/info_parser.hpp"
-#include "cassandra/status_parser.hpp"
-#include "cassandra/text.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
+#include "state/text.hpp"
 
 using cla::test::cassandra_data;
 

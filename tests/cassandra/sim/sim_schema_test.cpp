@@ -8,11 +8,11 @@
 #include <set>
 
 #include "../cassandra_test_data.hpp"
-#include "cassandra/describering_parser.hpp"
-#include "cassandra/replication_verdict.hpp"
+#include "cassandra/gate/replication_verdict.hpp"
+#include "cassandra/nodetool_output/describering_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra/sim/sim_cluster_json.hpp"
 #include "cassandra/sim/sim_schema_output.hpp"
-#include "cassandra/status_parser.hpp"
 
 namespace {
 

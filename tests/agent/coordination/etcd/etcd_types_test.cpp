@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <set>
 
-#include "imds/base64.hpp"
+#include "imds/transport/base64.hpp"
 
 using Kind = cla::EtcdFailure::Kind;
 

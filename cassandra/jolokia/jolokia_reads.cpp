@@ -1,0 +1,106 @@
+// The Jolokia backend's reads as conversations: which calls each round POSTs and what the answers make.
+#include "cassandra/jolokia/jolokia_reads.hpp"
+
+namespace cla {
+namespace {
+
+JolokiaError wrong_count(std::string_view what, std::size_t want, std::size_t got) {
+  return {JolokiaError::Kind::bad_answer,
+          0,
+          {},
+          std::string(what) + " takes " + std::to_string(want) + " answer(s), not " + std::to_string(got)};
+}
+
+// The ring view of the first round and the places of the second, for status and ring.
+struct ViewAndPlaces {
+  RingView view;
+  Places places;
+};
+Result<ViewAndPlaces, JolokiaError> view_and_places(JolokiaAnswers first, JolokiaAnswers second) {
+  auto view = read_ring_view(first);
+  if (!view) return view.error();
+  auto places = read_places(view->endpoints(), second);
+  if (!places) return places.error();
+  return ViewAndPlaces{std::move(view.value()), std::move(places.value())};
+}
+
+Result<std::vector<JolokiaCall>, JolokiaError> places_of_view(JolokiaAnswers first) {
+  auto view = read_ring_view(first);
+  if (!view) return view.error();
+  return places_calls(view->endpoints());
+}
+
+}  // namespace
+
+Result<std::vector<JolokiaCall>, JolokiaError> StatusRead::second(JolokiaAnswers first) {
+  return places_of_view(first);
+}
+
+Result<ClusterStatus, JolokiaError> StatusRead::finish(JolokiaAnswers first, JolokiaAnswers second) {
+  auto both = view_and_places(first, second);
+  if (!both) return both.error();
+  return make_cluster_status(both->view, both->places);
+}
+
+Result<std::vector<JolokiaCall>, JolokiaError> RingRead::second(JolokiaAnswers first) {
+  return places_of_view(first);
+}
+
+Result<RingTable, JolokiaError> RingRead::finish(JolokiaAnswers first, JolokiaAnswers second) {
+  auto both = view_and_places(first, second);
+  if (!both) return both.error();
+  return make_ring_table(both->view, both->places);
+}
+
+Result<std::vector<JolokiaCall>, JolokiaError> DescribeClusterRead::second(JolokiaAnswers first) {
+  auto view = read_describe_view(first);
+  if (!view) return view.error();
+  return describe_second_calls(view.value());
+}
+
+Result<ClusterDescription, JolokiaError> DescribeClusterRead::finish(JolokiaAnswers first,
+                                                                     JolokiaAnswers second) {
+  auto view = read_describe_view(first);
+  if (!view) return view.error();
+  return make_cluster_description(view.value(), second);
+}
+
+Result<NodeInfo, JolokiaError> InfoRead::finish(JolokiaAnswers first, JolokiaAnswers) {
+  const auto calls = info_calls();
+  if (first.size() != calls.size()) return wrong_count("info", calls.size(), first.size());
+  JolokiaReader service(first[0], calls[0]), snitch(first[1], calls[1]);
+  NodeInfo info;
+  info.host_id = service.string("LocalHostId");
+  info.gossip_active = service.boolean("GossipRunning");
+  info.native_transport_active = service.boolean("NativeTransportRunning");
+  info.datacenter = snitch.string("Datacenter");
+  info.rack = snitch.string("Rack");
+  if (!service.ok()) return *service.error();
+  if (!snitch.ok()) return *snitch.error();
+  return info;
+}
+
+std::ostream& operator<<(std::ostream& os, const RunningState& state) {
+  return os << "{gossip " << state.gossip << " native transport " << state.native_transport << " "
+            << state.operation_mode << "}";
+}
+
+Result<RunningState, JolokiaError> RunningRead::finish(JolokiaAnswers first, JolokiaAnswers) {
+  const auto calls = running_calls();
+  if (first.size() != calls.size()) return wrong_count("the running states", calls.size(), first.size());
+  JolokiaReader service(first[0], calls[0]);
+  RunningState state;
+  state.gossip = service.boolean("GossipRunning");
+  state.native_transport = service.boolean("NativeTransportRunning");
+  state.operation_mode = service.string("OperationMode");
+  if (!service.ok()) return *service.error();
+  return state;
+}
+
+Result<void, JolokiaError> read_step_answer(JolokiaStep step, JolokiaAnswers answers) {
+  if (answers.size() != 1) return wrong_count(to_string(step), 1, answers.size());
+  if (!answers[0]) return answers[0].error();
+  return {};
+}
+
+}  // namespace cla

@@ -1,0 +1,80 @@
+// The Jolokia backend's reads and steps as conversations without I/O (SPEC 8.1). A read is one or two POSTs:
+// `first()` gives the first POST's calls; `second(answers)` the second's from the first answers (none: the
+// read is done); `finish(first answers, second answers)` the result, the structure its nodetool parser gives.
+// jolokia_client.hpp runs them; the tests feed them captured answers.
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cassandra/jolokia/jolokia_answers.hpp"
+#include "cassandra/jolokia/jolokia_describe.hpp"
+#include "cassandra/jolokia/jolokia_requests.hpp"
+#include "cassandra/jolokia/jolokia_ring.hpp"
+#include "cassandra/nodetool_output/describecluster_parser.hpp"
+#include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/ring_parser.hpp"
+#include "cassandra/nodetool_output/status_parser.hpp"
+
+namespace cla {
+
+using JolokiaAnswers = std::span<const JolokiaValue>;
+
+// nodetool status: the ring view, then the place of each of its endpoints.
+struct StatusRead {
+  using Value = ClusterStatus;
+  static std::vector<JolokiaCall> first() { return ring_view_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers first);
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// nodetool ring: the same two rounds as status.
+struct RingRead {
+  using Value = RingTable;
+  static std::vector<JolokiaCall> first() { return ring_view_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers first);
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// nodetool describecluster: describe_calls, then the DC of each endpoint and the replication of each
+// keyspace.
+struct DescribeClusterRead {
+  using Value = ClusterDescription;
+  static std::vector<JolokiaCall> first() { return describe_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers first);
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// nodetool info (the lines the agent reads): one round.
+struct InfoRead {
+  using Value = NodeInfo;
+  static std::vector<JolokiaCall> first() { return info_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
+    return std::vector<JolokiaCall>{};
+  }
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// nodetool statusgossip and statusbinary at once, with the node's operation mode: one round.
+struct RunningState {
+  bool gossip = false, native_transport = false;
+  std::string operation_mode;  // StorageService's OperationMode: NORMAL, DRAINING, DRAINED, JOINING, ...
+  friend bool operator==(const RunningState&, const RunningState&) = default;
+};
+std::ostream& operator<<(std::ostream& os, const RunningState& state);
+struct RunningRead {
+  using Value = RunningState;
+  static std::vector<JolokiaCall> first() { return running_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
+    return std::vector<JolokiaCall>{};
+  }
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// A step's answer: done (the operation returned), or its refusal as Jolokia reported it (for a drained node,
+// status 500 with Cassandra's exception: its type and message say why).
+Result<void, JolokiaError> read_step_answer(JolokiaStep step, JolokiaAnswers answers);
+
+}  // namespace cla

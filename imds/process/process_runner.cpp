@@ -1,0 +1,278 @@
+// Child processes through Boost.Process v2: pipes drained concurrently, a timer raced with the exit.
+#include "imds/process/process_runner.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cstdlib>
+#include <optional>
+
+// clang-format off
+// Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
+#include <boost/optional.hpp>
+#include <memory>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/posix/default_launcher.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/stdio.hpp>
+// clang-format on
+
+#include "state/text.hpp"
+
+extern char** environ;
+
+namespace cla {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+using namespace boost::asio::experimental::awaitable_operators;
+
+// Reads to EOF keeping the first `limit` bytes; `truncated` once a byte past them came. Cancellation is
+// rethrown so the race sees it as a failure.
+asio::awaitable<void> drain_pipe(asio::readable_pipe& pipe, std::string& sink, std::size_t limit,
+                                 bool& truncated) {
+  std::array<char, 16 * 1024> buffer;
+  for (;;) {
+    auto [ec, n] = co_await pipe.async_read_some(asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
+    if (n > limit - sink.size()) truncated = true;
+    if (n > 0 && sink.size() < limit) sink.append(buffer.data(), std::min(n, limit - sink.size()));
+    if (ec == asio::error::operation_aborted) throw boost::system::system_error(ec);
+    if (ec) co_return;  // EOF (or the pipe broke): nothing more will come
+  }
+}
+
+// Waits for the exit and reaps the child. Once reaped, the process object lets go of the pid so nothing
+// (its destructor included) can signal a recycled pid.
+asio::awaitable<void> wait_exit(bp::process& proc, CommandOutcome& outcome, bool& reaped) {
+  auto [ec, code] = co_await proc.async_wait(asio::as_tuple(asio::use_awaitable));
+  if (ec == asio::error::operation_aborted) throw boost::system::system_error(ec);
+  reaped = true;
+  if (!ec) {
+    const int status = proc.native_exit_code();
+    if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  }
+  proc.detach();
+}
+
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::string> env;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string_view kv(*entry);
+    const auto key = kv.substr(0, kv.find('='));
+    const bool overridden =
+        std::any_of(extra.begin(), extra.end(), [&](const auto& e) { return e.first == key; });
+    if (!overridden) env.emplace_back(kv);
+  }
+  for (const auto& [key, value] : extra) env.push_back(key + "=" + value);
+  return env;
+}
+
+// In the child, before exec: closes every descriptor from 3 up to the launcher's highest kept one.
+// Boost 1.81's close_all (posix/detail/close_handles.ipp) skips the gaps between kept descriptors (fixed
+// in 1.82), so the write ends of the stdout/stderr pipes leaked into the child as extra descriptors: a daemon
+// it started (a Cassandra JVM from restart_command) held them open and the read never saw EOF until the
+// timeout.
+struct CloseInheritedFds {
+  template <class Launcher, class Path>
+  boost::system::error_code on_exec_setup(Launcher& launcher, const Path&, const char* const*) {
+    const auto& keep = launcher.fd_whitelist;
+    const int highest = keep.empty() ? 2 : *std::max_element(keep.begin(), keep.end());
+    for (int fd = 3; fd < highest; ++fd)
+      if (std::find(keep.begin(), keep.end(), fd) == keep.end()) ::close(fd);
+    return {};
+  }
+};
+
+// In the child, before exec: a process group of its own, led by the child, so that a timeout or an abandon
+// kills whatever it forked too (kill(-pid)).
+struct OwnProcessGroup {
+  template <class Launcher, class Path>
+  boost::system::error_code on_exec_setup(Launcher&, const Path&, const char* const*) {
+    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+    return {};
+  }
+};
+
+// Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
+// (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
+Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
+                           const std::vector<std::string>& argv, asio::readable_pipe& out_pipe,
+                           asio::readable_pipe& err_pipe, const std::vector<std::string>& env) {
+  bp::process_stdio stdio{nullptr, out_pipe, err_pipe};
+  if (!out_pipe.is_open() || !err_pipe.is_open()) return make_error("cannot create pipes for " + program);
+  bp::posix::default_launcher launcher;
+  boost::system::error_code ec;
+  std::optional<bp::process> proc;
+  try {
+    proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
+                          stdio, bp::process_environment(env), CloseInheritedFds{}, OwnProcessGroup{}));
+  } catch (const boost::system::system_error& e) {
+    // pidfd_open refused after the fork (seccomp, kernel < 5.3, valgrind): a child that cannot be watched
+    // cannot be bounded in time either, so it is stopped at once.
+    if (launcher.pid > 0) {
+      ::kill(launcher.pid, SIGKILL);
+      ::waitpid(launcher.pid, nullptr, 0);
+    }
+    return make_error("cannot watch " + program + ": " + e.code().message());
+  }
+  if (ec) {
+    // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
+    if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
+    return make_error("cannot start " + program + ": " + ec.message());
+  }
+  return std::move(*proc);
+}
+
+// Signals the child's whole group. The group outlives its leader only while a member lives; the pid of a
+// reaped leader is not reused as another group's id while that group has members.
+void kill_group(int pgid) {
+  if (pgid > 0) ::kill(-pgid, SIGKILL);
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+// Registers a running child's group in a ProcessGroups for as long as the command runs; kills the group if
+// the command is left (its coroutine cancelled) while members may still run.
+struct ProcessGroupEntry {
+  std::shared_ptr<ProcessGroups> groups;
+  int pgid;
+  bool done = false;
+  ProcessGroupEntry(std::shared_ptr<ProcessGroups> g, int id) : groups(std::move(g)), pgid(id) {
+    if (groups) groups->groups_.insert(pgid);
+  }
+  ProcessGroupEntry(const ProcessGroupEntry&) = delete;
+  ProcessGroupEntry& operator=(const ProcessGroupEntry&) = delete;
+  // True when kill_all killed this group.
+  bool release() {
+    done = true;
+    if (!groups) return false;
+    groups->groups_.erase(pgid);
+    return groups->killed_.erase(pgid) > 0;
+  }
+  ~ProcessGroupEntry() {
+    if (done) return;
+    kill_group(pgid);
+    release();
+  }
+};
+
+std::size_t ProcessGroups::kill_all() {
+  const std::size_t n = groups_.size();
+  for (int pgid : groups_) {
+    kill_group(pgid);
+    killed_.insert(pgid);
+  }
+  return n;
+}
+
+Result<std::string> resolve_program(const std::string& name, std::string_view path_env) {
+  if (name.empty()) return make_error("empty program name");
+  if (name.find('/') != std::string::npos) return name;
+  std::size_t start = 0;
+  while (start <= path_env.size()) {
+    const auto end = std::min(path_env.find(':', start), path_env.size());
+    std::string dir(path_env.substr(start, end - start));
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+    start = end + 1;
+  }
+  return make_error("'" + name + "' not found in PATH (" + std::string(path_env) + ")");
+}
+
+asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::chrono::milliseconds timeout,
+                                            std::vector<std::pair<std::string, std::string>> extra_env,
+                                            std::size_t output_limit,
+                                            std::shared_ptr<ProcessGroups> abandonable) {
+  CommandOutcome outcome;
+  outcome.argv = argv;
+  const auto started = std::chrono::steady_clock::now();
+  auto finish = [&] {
+    outcome.ended = std::chrono::steady_clock::now();
+    outcome.duration = std::chrono::duration_cast<std::chrono::milliseconds>(outcome.ended - started);
+    return std::move(outcome);
+  };
+  if (argv.empty()) {
+    outcome.spawn_error = "empty command";
+    co_return finish();
+  }
+  const char* path_env = std::getenv("PATH");
+  auto program = resolve_program(argv.front(), path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  if (!program) {
+    outcome.spawn_error = program.error().message;
+    co_return finish();
+  }
+
+  auto executor = co_await asio::this_coro::executor;
+  asio::readable_pipe out_pipe(executor), err_pipe(executor);
+  outcome.started = std::chrono::steady_clock::now();
+  auto launched = launch(executor, program.value(), argv, out_pipe, err_pipe, child_environment(extra_env));
+  if (!launched) {
+    outcome.spawn_error = launched.error().message;
+    co_return finish();
+  }
+  bp::process& proc = launched.value();
+  const int pgid = proc.id();  // kept: the process object forgets the pid once the child is reaped
+  ProcessGroupEntry group(std::move(abandonable), pgid);
+
+  bool reaped = false;
+  asio::steady_timer timer(executor, timeout);
+  const auto winner = co_await ((drain_pipe(out_pipe, outcome.out, output_limit, outcome.truncated) &&
+                                 drain_pipe(err_pipe, outcome.err, output_limit, outcome.truncated) &&
+                                 wait_exit(proc, outcome, reaped)) ||
+                                timer.async_wait(asio::use_awaitable));
+  if (winner.index() == 1) {
+    // The whole group: the child, and whatever it forked that still holds the pipes or ignores SIGTERM.
+    outcome.timed_out = true;
+    kill_group(pgid);
+    if (!reaped) co_await wait_exit(proc, outcome, reaped);
+  }
+  outcome.abandoned = group.release();
+  co_return finish();
+}
+
+std::string CommandOutcome::summary() const {
+  std::string text;
+  if (!spawn_error.empty())
+    text = "could not start: " + spawn_error;
+  else if (timed_out)
+    text = "timed out after " + std::to_string(duration.count()) + " ms, its process group killed";
+  else if (abandoned)
+    text =
+        "abandoned after " + std::to_string(duration.count()) + " ms (killed: a forced or emergency drain)";
+  else if (term_signal != 0)
+    text = "killed by signal " + std::to_string(term_signal);
+  else
+    text = "exit " + std::to_string(exit_code);
+  // Skip the JVM's "Picked up JAVA_TOOL_OPTIONS: ..." notice, which some distributions print first.
+  std::string_view detail;
+  for (auto line : split_lines(err))
+    if (auto t = trim(line); !t.empty() && !t.starts_with("Picked up ")) {
+      detail = t;
+      break;
+    }
+  if (detail.empty()) detail = first_line(out);
+  constexpr std::size_t kDetailLimit = 300;
+  if (!detail.empty()) text += ": " + std::string(detail.substr(0, kDetailLimit));
+  if (truncated) text += " (output cut at " + std::to_string(std::max(out.size(), err.size())) + " bytes)";
+  return text;
+}
+
+}  // namespace cla
