@@ -10,11 +10,13 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cassandra/nodetool_output/describecluster_parser.hpp"
 #include "cassandra/nodetool_output/info_parser.hpp"
 #include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
+#include "state/core_io.hpp"
 #include "state/result.hpp"
 
 namespace cla {
@@ -81,6 +83,11 @@ class NodeBackend {
   virtual boost::asio::awaitable<NodeRead<RingTable>> ring() = 0;
   virtual boost::asio::awaitable<NodeRead<bool>> gossip_running(Abandonable abandonable) = 0;
   virtual boost::asio::awaitable<NodeRead<bool>> binary_running(Abandonable abandonable) = 0;
+  // The replica stages' completed tasks (SPEC 3.10: is the node out of the request path?).
+  virtual boost::asio::awaitable<NodeRead<StageCounts>> stage_counts() = 0;
+  // The arguments of the JVMs that may be this node's Cassandra (SPEC 3.10: its shutdown announce's setting,
+  // shutdown_announce.hpp): the one Jolokia runs in, or every CassandraDaemon on this host.
+  virtual boost::asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> jvm_arguments() = 0;
 
   // One attempt at a step, bounded by `timeout` (and by the backend's own command timeout when shorter).
   // Never abandoned by abandon_reads(): a step that changes the node always runs to its end or its bound.

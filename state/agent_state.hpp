@@ -22,6 +22,9 @@ struct EventRecord {
   bool drain_failed = false;
   bool forced_unsafe = false;  // drained although unsafe: never approved
   bool emergency = false;      // first seen Started with the node not drained for it: drained at once
+  // The VM rebooted while the node was drained for it (SPEC 3.6): its restart came, so taking the node out
+  // again runs disablebinary and disablegossip only, never a flush of the fresh Cassandra.
+  bool rebooted_through = false;
   bool approved = false;
   bool approval_rejected = false;  // IMDS answered 4xx: not retried
   bool approval_withheld = false;  // policy forbids approving it (logged once)

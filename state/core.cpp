@@ -100,6 +100,19 @@ Actions Core::on_document(const EventsDocument& doc, WallTime now) {
   return out;
 }
 
+Actions Core::note_before_start(const EventsDocument& doc, WallTime now) {
+  Actions out;
+  // The lines carry this document's incarnation; on_document still compares the next one with the last.
+  const std::optional<std::int64_t> last_incarnation = incarnation_;
+  incarnation_ = doc.incarnation;
+  for (const ScheduledEvent& event : doc.events)
+    if (event.status == EventStatus::scheduled && !record_of(event.id)) note_event(event, now, out);
+  incarnation_ = last_incarnation;
+  // The schema is refreshed at start anyway.
+  std::erase_if(out, [](const Action& a) { return std::holds_alternative<RefreshSchema>(a); });
+  return out;
+}
+
 void Core::note_event(const ScheduledEvent& event, WallTime now, Actions& out) {
   const std::string key = to_upper(event.id);
   auto it = state_.events.find(key);
@@ -238,10 +251,14 @@ std::optional<WallTime> Core::next_wakeup(WallTime now) const {
                                                      policy_.hold_without_coordination);
       // A read still out at the forced instant is abandoned then (SPEC 3.9): wake for it.
       if (safety_ == Safety::unsafe || etcd_holds || reads_in_flight()) consider(forced_at(rec));
+      // A read asked at or after that instant is given up late_check_grace after it was asked.
+      if (const auto asked = reads_asked_at(); asked && *asked >= forced_at(rec))
+        consider(*asked + policy_.late_check_grace);
       if (safety_ == Safety::unsafe && safety_at_) consider(*safety_at_ + policy_.unsafe_recheck);
     }
   }
   for (const auto& [key, at] : approval_retry_at_) consider(at);
+  if (!quiet_ && !stages_in_flight_ && stages_next_read_) consider(*stages_next_read_);
   if (restore_retry_at_) consider(*restore_retry_at_);
   return best;
 }

@@ -20,6 +20,11 @@ class Core {
   Core(CorePolicy policy, AgentState state);
 
   Actions start(const StartupInfo& info, WallTime now);
+  // Before start(), while the start-up still observes the node (SPEC 3.9: a hung JMX never hides an event):
+  // every Scheduled event of a polled document not recorded yet is recorded, logged (`event_seen`) and
+  // announced (NodeMaintenanceScheduled); nothing is decided until start(). Only LogAction and Notify come
+  // out. A Started event is left to on_document: it cannot wait, so it ends the observation.
+  Actions note_before_start(const EventsDocument& doc, WallTime now);
   Actions on_document(const EventsDocument& doc, WallTime now);
   Actions on_timer(WallTime now);
   Actions on_safety(const SafetyResult& result, WallTime now);
@@ -30,6 +35,8 @@ class Core {
   // etcd's answer to an Admit that was not awaited (awaited false: a forced or emergency drain's record).
   Actions on_drain_recorded(const AdmissionOutcome& outcome, WallTime now);
   Actions on_shared_verdict(const std::string& event_id, const SharedOutcome& outcome, WallTime now);
+  // The answer to ReadStages (SPEC 3.10).
+  Actions on_stages(const StagesOutcome& outcome, WallTime now);
 
   // The wall time of a nodetool call that succeeded (the start-up's, the gate's, a step's): before this
   // node's first measured drain, what its drain is expected to take is derived from them (SPEC 3.3).
@@ -88,6 +95,7 @@ class Core {
   WallTime impact_deadline(const EventRecord& rec, WallTime now) const;
 
   // restore and restarts (core_restore.cpp)
+  void adopt_node_after_reboot(const StartupInfo& info, Actions& out);
   void defer_restore(WallTime now, Actions& out);
   bool restore_work(WallTime now, Actions& out);
   Step next_restore_step();
@@ -97,7 +105,11 @@ class Core {
 
   // approval (core_approval.cpp)
   void approval_work(WallTime now, Actions& out);
-  bool wants_approval(EventRecord& rec, Actions& out);
+  bool wants_approval(EventRecord& rec, WallTime now, Actions& out);
+
+  // quiet before approval (core_quiet.cpp, SPEC 3.10)
+  bool node_quiet(const EventRecord& rec, WallTime now, Actions& out);
+  void reset_quiet();
 
   // coordination (core_coordination.cpp)
   bool admission_allows(EventRecord& rec, WallTime now, Actions& out, bool unconditional);
@@ -117,6 +129,10 @@ class Core {
   std::optional<std::int64_t> incarnation_;
   bool document_seen_ = false;
   bool adopt_disabled_node_ = false;
+  // After a reboot the start-up could not tell whether gossip (binary) runs: a restore then runs the enable
+  // step anyway (it is harmless on a serving node), a drain the disable step (SPEC 3.6).
+  bool gossip_unknown_after_boot_ = false;
+  bool binary_unknown_after_boot_ = false;
 
   std::optional<Step> step_in_flight_;
   bool safety_in_flight_ = false;
@@ -150,6 +166,19 @@ class Core {
   std::set<std::string> shared_ready_;                // shared events this agent may approve now
   std::set<std::string> shared_checked_;              // asked since the last poll
   std::map<std::string, std::string> shared_logged_;  // the last waiting line per event, logged on change
+
+  // Quiet before approval: the node out of the request path (its replica stages' completed tasks unchanged
+  // for policy_.quiet), proven once per drain.
+  bool quiet_ = false;
+  bool quiet_logged_ = false;
+  bool stages_in_flight_ = false;
+  bool stages_failure_logged_ = false;
+  int stages_reads_ = 0;
+  std::optional<WallTime> stages_asked_at_;
+  std::optional<WallTime> stages_next_read_;
+  std::optional<WallTime> quiet_wait_from_;  // the first approval that waited for it
+  std::optional<WallTime> quiet_since_;      // the answer that first showed the counts of stages_last_
+  std::optional<StageCounts> stages_last_;
 
   std::optional<std::string> approval_in_flight_;
   std::map<std::string, WallTime> approval_retry_at_;

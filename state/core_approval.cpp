@@ -13,7 +13,7 @@ std::chrono::seconds approval_backoff(int attempts) {
 }
 }  // namespace
 
-bool Core::wants_approval(EventRecord& rec, Actions& out) {
+bool Core::wants_approval(EventRecord& rec, WallTime now, Actions& out) {
   if (rec.event.status != EventStatus::scheduled || rec.approved || rec.approval_rejected) return false;
   if (rec.approval_withheld) return false;
   switch (rec.plan) {
@@ -42,13 +42,14 @@ bool Core::wants_approval(EventRecord& rec, Actions& out) {
     log_event(out, Severity::info, "approval_withheld", rec, {{"reason", withheld}});
     return false;
   }
+  if (rec.plan != EventPlan::no_impact && !node_quiet(rec, now, out)) return false;
   return !coordinated_shared || shared_approval_allows(rec, out);
 }
 
 void Core::approval_work(WallTime now, Actions& out) {
   if (approval_in_flight_) return;
   for (auto& [key, rec] : state_.events) {
-    if (!wants_approval(rec, out)) continue;
+    if (!wants_approval(rec, now, out)) continue;
     auto retry = approval_retry_at_.find(key);
     if (retry != approval_retry_at_.end() && now < retry->second) continue;
     approval_in_flight_ = key;

@@ -119,17 +119,8 @@ bool Core::drain_event(const std::string& key, EventRecord& rec, bool first_pass
         return admission_in_flight_;
       begin_drain(rec, forced, now, out);
     }
-  } else if (rebooted_since_drain()) {
-    // The VM rebooted since this drain began: its Cassandra started afresh, so no step of the old drain
-    // may run on it (a flush would take the new process out). A Started event had its impact; a
-    // scheduled one stays unapproved and the restore waits for it to go.
-    if (rec.event.status == EventStatus::scheduled) return false;
-    rec.drain_complete = true;
-    rec.drained_at = now;
-    log_event(out, Severity::info, "drain_completed", rec,
-              {{"interrupted_by_reboot", true}, {"emergency", rec.emergency}});
-    out.push_back(Persist{});
-    return false;
+  } else if (rec.rebooted_through && !document_seen_) {
+    return false;  // taken out again only once a document shows the event still listed (SPEC 3.6)
   }
   if (auto step = next_drain_step(rec)) {
     step_in_flight_ = step;
@@ -148,6 +139,7 @@ bool Core::drain_event(const std::string& key, EventRecord& rec, bool first_pass
     other.drain_complete = true;
     other.drained_at = now;
     boost::json::object extra{{"flushed", state_.node.flushed}, {"emergency", other.emergency}};
+    if (other.rebooted_through) extra["after_reboot"] = true;
     if (drain_started_at_)
       extra["duration_ms"] =
           std::chrono::duration_cast<std::chrono::milliseconds>(now - *drain_started_at_).count();
@@ -158,6 +150,8 @@ bool Core::drain_event(const std::string& key, EventRecord& rec, bool first_pass
   }
   record_drain_duration(now);
   drain_started_at_.reset();
+  // Out again after a reboot: the drain now belongs to this boot (a flush from here on needs a restart).
+  state_.node.boot_id_at_drain = boot_id_;
   out.push_back(Persist{});
   return false;
 }
@@ -178,9 +172,10 @@ std::optional<WallTime> Core::reads_asked_at() const {
 }
 
 // With no step running, a read the core waits for is given up when an emergency drain is due, or when a
-// platform drain's forced instant comes while a read asked before that instant is still out. A read asked at
-// or after the instant (the event was seen that late) is the gate's one chance and is waited for; the
-// event's Started status, at the latest at its impact, then makes the drain an emergency.
+// platform drain's forced instant comes while it is out (SPEC 3.9). A read asked at or after that instant
+// (the event was seen that late, or at start-up) gets late_check_grace, so that a fast gate may still allow
+// an approval, and is given up then: disablebinary within 1 s of the sighting (SPEC 4), not at the check's
+// timeout.
 void Core::preempt_reads(WallTime now, Actions& out) {
   if (step_in_flight_ || !reads_in_flight()) return;
   const std::optional<WallTime> asked = reads_asked_at();
@@ -189,7 +184,8 @@ void Core::preempt_reads(WallTime now, Actions& out) {
     if (rec.drain_complete || rec.drain_failed || state_.node.drained_for.count(key)) continue;
     const bool forced_instant = rec.plan == EventPlan::platform_drain && !rec.emergency &&
                                 rec.event.status == EventStatus::scheduled && !node_is_out() &&
-                                now >= forced_at(rec) && asked && *asked < forced_at(rec);
+                                now >= forced_at(rec) && asked &&
+                                (*asked < forced_at(rec) || now >= *asked + policy_.late_check_grace);
     if (!rec.emergency && !forced_instant) continue;
     boost::json::array abandoned;
     if (safety_in_flight_) abandoned.emplace_back("gate_check");
@@ -267,6 +263,7 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
     node.out_of_service = true;
     node.out_since = now;
     node.boot_id_at_drain = boot_id_;
+    reset_quiet();
   }
   // A forced or emergency drain waits for no read (SPEC 3.9): whatever reads the shell still runs (a schema
   // refresh, the start-up observation) are killed, and in coordinated mode the drain is recorded beside its
@@ -302,16 +299,25 @@ std::optional<Step> Core::next_drain_step(const EventRecord& rec) const {
   if (node.flushed) return std::nullopt;  // nodetool drain already stopped both, and refuses more
   if (!node.binary_disabled) return Step::disable_binary;
   if (!node.gossip_disabled) return Step::disable_gossip;
-  if (needs_flush(rec.event.type, policy_)) return Step::flush;
+  if (needs_flush(rec.event.type, policy_) && !rec.rebooted_through) return Step::flush;
   return std::nullopt;
 }
 
 void Core::drain_step_done(Step step, const StepOutcome& outcome, WallTime /*now*/, Actions& out) {
   NodeDrainState& node = state_.node;
   if (outcome.ok) {
-    if (step == Step::disable_binary) node.binary_disabled = true;
-    if (step == Step::disable_gossip) node.gossip_disabled = true;
-    if (step == Step::flush) node.flushed = node.binary_disabled = node.gossip_disabled = true;
+    if (step == Step::disable_binary) {
+      node.binary_disabled = true;
+      binary_unknown_after_boot_ = false;
+    }
+    if (step == Step::disable_gossip) {
+      node.gossip_disabled = true;
+      gossip_unknown_after_boot_ = false;
+    }
+    if (step == Step::flush) {
+      node.flushed = node.binary_disabled = node.gossip_disabled = true;
+      gossip_unknown_after_boot_ = binary_unknown_after_boot_ = false;
+    }
     out.push_back(Persist{});
     return;
   }

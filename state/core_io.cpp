@@ -81,6 +81,12 @@ bool operator==(const ReleaseDrain&, const ReleaseDrain&) {
 bool operator==(const AbandonReads&, const AbandonReads&) {
   return true;
 }
+bool operator==(const ReadStages&, const ReadStages&) {
+  return true;
+}
+std::ostream& operator<<(std::ostream& os, const StageCounts& c) {
+  return os << "{read " << c.read << " mutation " << c.mutation << " counter " << c.counter_mutation << "}";
+}
 
 namespace {
 long long unix_ms(WallTime t) {
@@ -105,6 +111,7 @@ struct Printer {
   void operator()(const CheckSharedApproval& a) const { os << "check_shared_approval{" << a.event_id << "}"; }
   void operator()(const ReleaseDrain&) const { os << "release_drain"; }
   void operator()(const AbandonReads&) const { os << "abandon_reads"; }
+  void operator()(const ReadStages&) const { os << "read_stages"; }
   void operator()(const Notify& a) const {
     os << "notify{" << to_string(a.phase) << "," << a.event_id << "," << a.event_type << "}";
   }

@@ -69,6 +69,8 @@ struct CheckSharedApproval {
 struct AbandonReads {};
 // Remove this node's drain record (idempotent): the node is back in service.
 struct ReleaseDrain {};
+// Read the replica stages' completed tasks (SPEC 3.10); answered by on_stages.
+struct ReadStages {};
 struct Notify {
   MaintenancePhase phase = MaintenancePhase::scheduled;
   std::string event_id;
@@ -78,7 +80,7 @@ struct Notify {
 };
 
 using Action = std::variant<LogAction, CheckSafety, RefreshSchema, RunStep, Approve, Persist, Notify, Admit,
-                            CheckSharedApproval, ReleaseDrain, AbandonReads>;
+                            CheckSharedApproval, ReleaseDrain, AbandonReads, ReadStages>;
 
 bool operator==(const LogAction& a, const LogAction& b);
 bool operator==(const CheckSafety&, const CheckSafety&);
@@ -91,6 +93,7 @@ bool operator==(const Admit& a, const Admit& b);
 bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b);
 bool operator==(const ReleaseDrain&, const ReleaseDrain&);
 bool operator==(const AbandonReads&, const AbandonReads&);
+bool operator==(const ReadStages&, const ReadStages&);
 std::ostream& operator<<(std::ostream& os, const Action& action);
 
 // Observations fed back by the shell.
@@ -108,6 +111,21 @@ struct StepOutcome {
   bool refused_after_drain = false;  // enable* refused: the node was drained, Cassandra needs a restart
   std::string detail;                // one line for the log when not ok
   bool timed_out = false;            // the last attempt was killed at its timeout (SPEC 3.9)
+};
+
+// The replica stages' completed tasks (SPEC 3.10): what other nodes and clients still ask of this node. The
+// counts only grow, so two equal readings mean that no task of these stages completed between them.
+struct StageCounts {
+  std::int64_t read = 0;              // ReadStage
+  std::int64_t mutation = 0;          // MutationStage
+  std::int64_t counter_mutation = 0;  // CounterMutationStage
+  friend bool operator==(const StageCounts&, const StageCounts&) = default;
+};
+std::ostream& operator<<(std::ostream& os, const StageCounts& c);  // "{read R mutation M counter C}"
+// ReadStages' answer: the counts, or why there are none.
+struct StagesOutcome {
+  std::optional<StageCounts> counts;
+  std::string detail;
 };
 
 enum class ApprovalResult { ok, retryable_failure, rejected };

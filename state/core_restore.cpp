@@ -42,7 +42,9 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
       break;
     case StateSource::loaded: {
       NodeDrainState& node = state_.node;
-      if (node.out_of_service) {
+      if (node.out_of_service && rebooted_since_drain()) {
+        adopt_node_after_reboot(info, out);
+      } else if (node.out_of_service) {
         // Killed while a step ran, its result not yet persisted: the node is ahead of the flags. Adopt what
         // it shows, so that the drain does not repeat the step and the restore undoes it.
         if (info.gossip_running && !*info.gossip_running) node.gossip_disabled = true;
@@ -72,6 +74,39 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
   // Killed between restore_completed and the record's removal: the node serves, its record must go.
   if (policy_.coordinated && !state_.node.out_of_service && !found_disabled) out.push_back(ReleaseDrain{});
   return out;
+}
+
+// After a reboot (SPEC 3.6) the state's flags describe a Cassandra that is gone: the new one may have
+// started with the VM and serve gossip and clients. The flags follow what the node shows (unknown counts as
+// serving, so that a drain disables it; a restore enables it anyway), nothing is flushed, and every event the
+// node was drained for is drained for again: once a document shows it still listed, its missing steps run
+// (never a flush: its restart came), without a gate or a new admission (its drain is counted already).
+void Core::adopt_node_after_reboot(const StartupInfo& info, Actions& out) {
+  NodeDrainState& node = state_.node;
+  node.flushed = false;
+  node.gossip_disabled = info.gossip_running && !*info.gossip_running;
+  node.binary_disabled = info.binary_running && !*info.binary_running;
+  gossip_unknown_after_boot_ = !info.gossip_running;
+  binary_unknown_after_boot_ = !info.binary_running;
+  boost::json::array drained_for;
+  for (const auto& key : node.drained_for) {
+    drained_for.emplace_back(key);
+    const auto it = state_.events.find(key);
+    if (it == state_.events.end()) continue;
+    EventRecord& rec = it->second;
+    rec.rebooted_through = true;
+    rec.drain_complete = false;
+    rec.drain_failed = false;
+  }
+  const auto shown = [](const std::optional<bool>& running) {
+    return running ? boost::json::value(*running) : boost::json::value(nullptr);
+  };
+  log(out, Severity::info, "node_rejoined_at_boot",
+      {{"gossip_running", shown(info.gossip_running)},
+       {"binary_running", shown(info.binary_running)},
+       {"drained_for", std::move(drained_for)},
+       {"boot_id_at_drain", node.boot_id_at_drain},
+       {"boot_id", boot_id_}});
 }
 
 // Back to back (SPEC 3.2): the last event the node was drained for is gone, but another event for this node
@@ -119,6 +154,9 @@ bool Core::restore_work(WallTime now, Actions& out) {
   // not showing it): no restore step until Azure has answered it; on_approval_done comes back here.
   if (approval_in_flight_) return false;
   if (!restoring_) {
+    state_.node.gossip_disabled = state_.node.gossip_disabled || gossip_unknown_after_boot_;
+    state_.node.binary_disabled = state_.node.binary_disabled || binary_unknown_after_boot_;
+    gossip_unknown_after_boot_ = binary_unknown_after_boot_ = false;
     restoring_ = true;
     restart_done_ = false;
     serving_checked_ = false;
@@ -216,6 +254,7 @@ void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   f["restarted"] = restart_done_;
   f["already_serving"] = already_serving;
   node = NodeDrainState{};
+  reset_quiet();
   restoring_ = false;
   restore_failure_logged_ = false;
   restore_retry_at_.reset();

@@ -21,8 +21,14 @@ struct CorePolicy {
   bool flush_before_restart = true;
   bool has_restart_command = false;
   std::chrono::seconds restore_retry{60};
+  // Quiet before approval (SPEC 3.10): the replica stages' completed tasks unchanged this long; 0 approves at
+  // once.
+  std::chrono::seconds quiet{2};
   std::chrono::seconds starting_node_retry{5};  // enable* refused by a node still starting after a restart
   std::chrono::seconds drain_deadline_without_not_before{60};
+  // A gate check or admission asked at or after an event's forced instant (seen late) is waited for this long
+  // at most (SPEC 4: disablebinary within 1 s of the instant, whatever call is in flight).
+  std::chrono::milliseconds late_check_grace{500};
   std::chrono::seconds restore_step_window{120};
   // Coordinated mode (SPEC 9): etcd admits drains and approves shared events. hold_without_coordination:
   // on_unavailable "hold" (no platform drain without etcd before the forced instant) instead of "local_gate".

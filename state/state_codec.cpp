@@ -112,6 +112,7 @@ json::value encode_state(const AgentState& state) {
     EventRecord copy = rec;
     for (const char* name : kRecordFlags) r[name] = *record_flag(copy, name);
     r["emergency"] = rec.emergency;
+    r["rebooted_through"] = rec.rebooted_through;
     events[key] = std::move(r);
   }
   const NodeDrainState& n = state.node;
@@ -169,6 +170,7 @@ Result<AgentState> decode_state(std::string_view text) {
       rec.approved_at = opt_time(r, "approved_at_ms");
       for (const char* name : kRecordFlags) *record_flag(rec, name) = flag(r, name);
       rec.emergency = flag_or_false(r, "emergency");
+      rec.rebooted_through = flag_or_false(r, "rebooted_through");
       s.events.emplace(std::string(key), std::move(rec));
     }
     for (const auto& p : at(o, "pending_ended").as_array())

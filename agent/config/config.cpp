@@ -76,6 +76,7 @@ Check read_config(const boost::json::value& root, Config& c) {
                      {"approve_user_events", bool_into(c.policy.approve_user_events)},
                      {"approve_shared_events", bool_into(c.policy.approve_shared_events)},
                      {"flush_before_restart", bool_into(c.policy.flush_before_restart)},
+                     {"quiet_s", duration_into(c.policy.quiet_s, 0, 60)},
                  })},
       {"hooks", object_of({{"notify", argv_into(c.hooks.notify, true)}})},
       {"state_file", string_into(c.state_file, check_file_path)},
@@ -151,7 +152,8 @@ boost::json::object config_to_json(const Config& c) {
                                       {"hold_between_events_s", c.policy.hold_between_events_s.count()},
                                       {"approve_user_events", c.policy.approve_user_events},
                                       {"approve_shared_events", c.policy.approve_shared_events},
-                                      {"flush_before_restart", c.policy.flush_before_restart}};
+                                      {"flush_before_restart", c.policy.flush_before_restart},
+                                      {"quiet_s", c.policy.quiet_s.count()}};
   out["hooks"] = boost::json::object{{"notify", to_json_array(c.hooks.notify)}};
   out["state_file"] = c.state_file;
   out["log"] = boost::json::object{{"file", c.log.file}, {"level", to_string(c.log.level)}};

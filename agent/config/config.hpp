@@ -68,6 +68,7 @@ struct PolicyConfig {
   bool approve_user_events = true;
   bool approve_shared_events = false;
   bool flush_before_restart = true;
+  std::chrono::seconds quiet_s{2};  // SPEC 3.10: the replica stages unchanged this long before an approval
   bool operator==(const PolicyConfig&) const = default;
 };
 

@@ -46,8 +46,12 @@ constexpr auto kImdsErrorLogEvery = 60s;
 // function): failing now means the password file changed since, a fatal error at start.
 std::unique_ptr<NodeBackend> make_node_backend(asio::io_context& io, const CassandraConfig& c,
                                                NodeCallObserver observer) {
-  if (c.backend == NodeBackendKind::nodetool)
-    return std::make_unique<NodetoolBackend>(c.nodetool, c.command_timeout_s, std::move(observer));
+  if (c.backend == NodeBackendKind::nodetool) {
+    // Tests point CLA_PROC_DIR at a process list of their own (the JVMs whose arguments are read).
+    const char* proc = std::getenv("CLA_PROC_DIR");
+    return std::make_unique<NodetoolBackend>(c.nodetool, c.command_timeout_s, std::move(observer),
+                                             proc ? proc : "/proc");
+  }
   auto options = jolokia_options(c.jolokia);
   if (!options) throw std::runtime_error("cassandra.jolokia: " + options.error().message);
   return std::make_unique<JolokiaBackend>(io.get_executor(), *options, c.command_timeout_s,
@@ -111,6 +115,7 @@ asio::awaitable<int> Daemon::run() {
   policy.drain_lead = config_.policy.drain_lead_s;
   policy.unsafe_drain_lead = config_.policy.unsafe_drain_lead_s;
   policy.unsafe_recheck = config_.policy.unsafe_recheck_s;
+  policy.quiet = config_.policy.quiet_s;
   policy.no_impact_freeze_max_s = config_.policy.no_impact_freeze_max_s.count();
   policy.hold_between_events = config_.policy.hold_between_events_s;
   policy.approve_user_events = config_.policy.approve_user_events;
@@ -178,6 +183,7 @@ asio::awaitable<void> Daemon::start_core(StateSource source) {
   if (held_document_) execute(core_->on_document(*held_document_, clock_.now()));
   held_document_.reset();
   spawn(timer_loop(), "timer_loop");
+  spawn(check_shutdown_announce(), "check_shutdown_announce");
 }
 
 // A document polled before the core started: kept for it (the last one wins), and an event that cannot wait
@@ -196,6 +202,8 @@ void Daemon::hold_document(EventsDocument doc) {
       abandon_reads();
       break;
     }
+  // Seen within a poll even while the observation hangs: logged, counted, in /state (SPEC 3.9).
+  execute(core_->note_before_start(doc, now));
   held_document_ = std::move(doc);
 }
 

@@ -75,6 +75,8 @@ class Daemon {
   void count_core_line(const LogAction& line);
   std::vector<EventSeries> event_series() const;
   boost::asio::awaitable<void> check_safety();
+  boost::asio::awaitable<void> read_stages();
+  boost::asio::awaitable<void> check_shutdown_announce();
   boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
   boost::asio::awaitable<StepOutcome> run_node_step(NodeChange change, WallTime deadline,
                                                     NodeChangeAttempt& first, NodeChangeAttempt& last);

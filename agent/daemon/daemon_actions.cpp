@@ -104,6 +104,8 @@ void Daemon::execute(Actions actions) {
       abandon_reads();
     } else if (auto* c = std::get_if<CheckSharedApproval>(&action)) {
       spawn(check_shared(c->event_id), "check_shared_approval");
+    } else if (std::holds_alternative<ReadStages>(action)) {
+      spawn(read_stages(), "read_stages");
     } else if (std::holds_alternative<ReleaseDrain>(action)) {
       if (coordinator_) spawn(coordinator_->release(), "release_drain");
     }
@@ -196,6 +198,24 @@ asio::awaitable<void> Daemon::check_safety() {
   metrics_.set_gate_verdict(result.safe ? GateVerdict::safe : GateVerdict::unsafe, WallClock::now());
   if (stopping_) co_return;
   execute(core_->on_safety(result, clock_.now()));
+}
+
+// The replica stages' completed tasks for the quiet before an approval (SPEC 3.10). A dry run drained
+// nothing: it answers what a drained node shows (no task completing), so that the approval it would send is
+// shown after policy.quiet_s.
+asio::awaitable<void> Daemon::read_stages() {
+  StagesOutcome outcome;
+  if (dry_run_) {
+    outcome.counts = StageCounts{};
+  } else {
+    auto counts = co_await node_->stage_counts();
+    if (counts)
+      outcome.counts = *counts;
+    else
+      outcome.detail = counts.error().message();
+  }
+  if (stopping_) co_return;
+  execute(core_->on_stages(outcome, clock_.now()));
 }
 
 asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {

@@ -95,7 +95,8 @@ asio::awaitable<void> Daemon::check_shared(std::string event_id) {
 }
 
 void Daemon::sync_member() {
-  if (coordinator_ && core_)
+  // Not before the core started: the flags as loaded may describe a node the VM's reboot restarted.
+  if (coordinator_ && core_ && core_started_)
     coordinator_->set_member(core_->member_phase(), core_->member_events(), core_->member_approved());
 }
 

@@ -6,6 +6,7 @@
 
 #include "agent/daemon/daemon.hpp"
 #include "agent/log.hpp"
+#include "cassandra/shutdown_announce.hpp"
 
 namespace cla {
 
@@ -75,6 +76,38 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
     (std::string(sub) == "statusgossip" ? info.gossip_running : info.binary_running) = **running;
   }
   co_return info;
+}
+
+// SPEC 3.10: the shutdown announce's setting, read once a start. An event first seen Started leaves no time
+// for the quiet before approval, so there the setting protects: unset, the agent says so.
+asio::awaitable<void> Daemon::check_shutdown_announce() {
+  auto jvms = co_await node_->jvm_arguments();
+  if (stopping_) co_return;
+  const char* source =
+      config_.cassandra.backend == NodeBackendKind::jolokia ? "jolokia" : "command lines on this host";
+  const AnnounceSetting setting =
+      jvms ? announce_setting(*jvms)
+           : AnnounceSetting{AnnounceSetting::Kind::unknown, 0, jvms.error().message()};
+  switch (setting.kind) {
+    case AnnounceSetting::Kind::set:
+      log_line(LogLevel::info, "shutdown_announce",
+               {{"source", source}, {"shutdown_announce_in_ms", setting.ms}});
+      break;
+    case AnnounceSetting::Kind::unset:
+      log_line(
+          LogLevel::warning, "shutdown_announce_default",
+          {{"source", source},
+           {"shutdown_announce_in_ms", 2000},
+           {"advice",
+            "start Cassandra with -Dcassandra.shutdown_announce_in_ms=0: for 2 s after disablegossip peers "
+            "may mark the drained node up again and send it reads until their failure detectors convict "
+            "it, and an event first seen Started leaves no time to wait for them (man 8 "
+            "cassandra-lifecycle-agent)"}});
+      break;
+    case AnnounceSetting::Kind::unknown:
+      log_line(LogLevel::info, "shutdown_announce_unknown", {{"source", source}, {"detail", setting.detail}});
+      break;
+  }
 }
 
 }  // namespace cla

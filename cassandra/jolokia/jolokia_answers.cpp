@@ -126,6 +126,14 @@ bool JolokiaReader::boolean(std::string_view attribute) {
   return v->get_bool();
 }
 
+std::int64_t JolokiaReader::integer(std::string_view attribute) {
+  const json::value* v = find(attribute);
+  if (!v) return 0;
+  if (const auto n = to_int64(*v, false)) return *n;
+  fail(attribute, "is " + std::string(kind_name(*v)) + ", not an integer");
+  return 0;
+}
+
 std::vector<std::string> JolokiaReader::strings(std::string_view attribute) {
   const json::value* v = find(attribute);
   std::vector<std::string> out;

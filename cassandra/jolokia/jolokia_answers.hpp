@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -54,7 +55,8 @@ class JolokiaReader {
   // An attribute of a read (`attribute` given) or the exec's result (none).
   std::string string(std::optional<std::string_view> attribute = std::nullopt);
   bool boolean(std::string_view attribute);
-  std::vector<std::string> strings(std::string_view attribute);               // List<String>
+  std::int64_t integer(std::string_view attribute);              // a JSON integer (a Long gauge's Value)
+  std::vector<std::string> strings(std::string_view attribute);  // List<String>
   std::map<std::string, std::string> string_map(std::string_view attribute);  // Map<String, String>
   std::map<std::string, std::vector<std::string>> list_map(std::string_view attribute);  // Map<String, List>
 

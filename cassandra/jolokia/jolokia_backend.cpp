@@ -100,6 +100,17 @@ asio::awaitable<NodeRead<bool>> JolokiaBackend::binary_running(Abandonable aband
   co_return co_await running("statusbinary", false, abandonable);
 }
 
+asio::awaitable<NodeRead<StageCounts>> JolokiaBackend::stage_counts() {
+  co_return co_await read<StageCounts>("tpstats", [this](auto t) { return reads_.stage_counts(t); });
+}
+
+asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> JolokiaBackend::jvm_arguments() {
+  auto arguments = co_await read<std::vector<std::string>>(
+      "jvm_arguments", [this](auto t) { return reads_.jvm_arguments(t); });
+  if (!arguments) co_return arguments.error();
+  co_return std::vector<std::vector<std::string>>{std::move(*arguments)};
+}
+
 asio::awaitable<NodeChangeAttempt> JolokiaBackend::change(NodeChange step,
                                                           std::chrono::milliseconds timeout) {
   NodeChangeAttempt attempt;

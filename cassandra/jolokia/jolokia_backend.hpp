@@ -24,6 +24,8 @@ class JolokiaBackend final : public NodeBackend {
   boost::asio::awaitable<NodeRead<RingTable>> ring() override;
   boost::asio::awaitable<NodeRead<bool>> gossip_running(Abandonable abandonable) override;
   boost::asio::awaitable<NodeRead<bool>> binary_running(Abandonable abandonable) override;
+  boost::asio::awaitable<NodeRead<StageCounts>> stage_counts() override;
+  boost::asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> jvm_arguments() override;
   boost::asio::awaitable<NodeChangeAttempt> change(NodeChange step,
                                                    std::chrono::milliseconds timeout) override;
   std::size_t abandon_reads() override;

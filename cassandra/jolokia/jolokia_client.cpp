@@ -161,6 +161,16 @@ asio::awaitable<Result<RunningState, JolokiaFailure>> JolokiaClient::running(
   co_return co_await impl_->run<RunningRead>(timeout);
 }
 
+asio::awaitable<Result<StageCounts, JolokiaFailure>> JolokiaClient::stage_counts(
+    std::chrono::milliseconds timeout) {
+  co_return co_await impl_->run<StagesRead>(timeout);
+}
+
+asio::awaitable<Result<std::vector<std::string>, JolokiaFailure>> JolokiaClient::jvm_arguments(
+    std::chrono::milliseconds timeout) {
+  co_return co_await impl_->run<JvmArgumentsRead>(timeout);
+}
+
 asio::awaitable<Result<void, JolokiaFailure>> JolokiaClient::step(JolokiaStep step,
                                                                   std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;

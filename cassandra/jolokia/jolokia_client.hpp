@@ -55,6 +55,9 @@ class JolokiaClient {
       std::chrono::milliseconds timeout);
   boost::asio::awaitable<Result<NodeInfo, JolokiaFailure>> info(std::chrono::milliseconds timeout);
   boost::asio::awaitable<Result<RunningState, JolokiaFailure>> running(std::chrono::milliseconds timeout);
+  boost::asio::awaitable<Result<StageCounts, JolokiaFailure>> stage_counts(std::chrono::milliseconds timeout);
+  boost::asio::awaitable<Result<std::vector<std::string>, JolokiaFailure>> jvm_arguments(
+      std::chrono::milliseconds timeout);
   boost::asio::awaitable<Result<void, JolokiaFailure>> step(JolokiaStep step,
                                                             std::chrono::milliseconds timeout);
 

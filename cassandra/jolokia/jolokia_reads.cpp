@@ -97,6 +97,32 @@ Result<RunningState, JolokiaError> RunningRead::finish(JolokiaAnswers first, Jol
   return state;
 }
 
+Result<StageCounts, JolokiaError> StagesRead::finish(JolokiaAnswers first, JolokiaAnswers) {
+  const auto calls = stages_calls();
+  if (first.size() != calls.size())
+    return wrong_count("the stages' completed tasks", calls.size(), first.size());
+  StageCounts stages;
+  std::int64_t* const counts[] = {&stages.read, &stages.mutation, &stages.counter_mutation};
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (!first[i] && first[i].error().kind == JolokiaError::Kind::refused && first[i].error().status == 404)
+      continue;  // not created yet: no task completed
+    JolokiaReader gauge(first[i], calls[i]);
+    *counts[i] = gauge.integer("Value");
+    if (!gauge.ok()) return *gauge.error();
+  }
+  return stages;
+}
+
+Result<std::vector<std::string>, JolokiaError> JvmArgumentsRead::finish(JolokiaAnswers first,
+                                                                        JolokiaAnswers) {
+  const auto calls = jvm_arguments_calls();
+  if (first.size() != calls.size()) return wrong_count("the JVM's arguments", calls.size(), first.size());
+  JolokiaReader runtime(first[0], calls[0]);
+  auto arguments = runtime.strings("InputArguments");
+  if (!runtime.ok()) return *runtime.error();
+  return arguments;
+}
+
 Result<void, JolokiaError> read_step_answer(JolokiaStep step, JolokiaAnswers answers) {
   if (answers.size() != 1) return wrong_count(to_string(step), 1, answers.size());
   if (!answers[0]) return answers[0].error();

@@ -17,6 +17,7 @@
 #include "cassandra/nodetool_output/info_parser.hpp"
 #include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
+#include "state/core_io.hpp"
 
 namespace cla {
 
@@ -67,6 +68,27 @@ std::ostream& operator<<(std::ostream& os, const RunningState& state);
 struct RunningRead {
   using Value = RunningState;
   static std::vector<JolokiaCall> first() { return running_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
+    return std::vector<JolokiaCall>{};
+  }
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// The replica stages' completed tasks: one round. Cassandra registers a stage's metrics with its executor, on
+// the stage's first task: a gauge Jolokia does not find (404) is a stage that has completed none.
+struct StagesRead {
+  using Value = StageCounts;
+  static std::vector<JolokiaCall> first() { return stages_calls(); }
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
+    return std::vector<JolokiaCall>{};
+  }
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// The arguments of the JVM Jolokia runs in: one round.
+struct JvmArgumentsRead {
+  using Value = std::vector<std::string>;
+  static std::vector<JolokiaCall> first() { return jvm_arguments_calls(); }
   static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
     return std::vector<JolokiaCall>{};
   }

@@ -84,6 +84,19 @@ std::vector<JolokiaCall> running_calls() {
   return {read(mbean::kStorageService, {"GossipRunning", "NativeTransportRunning", "OperationMode"})};
 }
 
+std::vector<JolokiaCall> stages_calls() {
+  std::vector<JolokiaCall> calls;
+  for (const char* stage : {"ReadStage", "MutationStage", "CounterMutationStage"})
+    calls.push_back(read("org.apache.cassandra.metrics:type=ThreadPools,path=request,scope=" +
+                             std::string(stage) + ",name=CompletedTasks",
+                         {"Value"}));
+  return calls;
+}
+
+std::vector<JolokiaCall> jvm_arguments_calls() {
+  return {read(mbean::kRuntime, {"InputArguments"})};
+}
+
 std::vector<JolokiaCall> describe_calls() {
   return {read(mbean::kStorageService,
                with_liveness({"ClusterName", "PartitionerName", "Keyspaces", "TokenToEndpointWithPortMap"})),

@@ -17,6 +17,7 @@ inline constexpr std::string_view kDynamicEndpointSnitch =
     "org.apache.cassandra.db:type=DynamicEndpointSnitch";
 inline constexpr std::string_view kStorageProxy = "org.apache.cassandra.db:type=StorageProxy";
 inline constexpr std::string_view kGossiper = "org.apache.cassandra.net:type=Gossiper";
+inline constexpr std::string_view kRuntime = "java.lang:type=Runtime";
 }  // namespace mbean
 
 // One Jolokia request: a read of attributes of one MBean (always as a list, so that the value is an object
@@ -59,6 +60,14 @@ std::vector<JolokiaCall> info_calls();
 
 // `statusgossip` and `statusbinary` in one read, with OperationMode (NORMAL, DRAINING, DRAINED, ...).
 std::vector<JolokiaCall> running_calls();
+
+// `nodetool tpstats`' part that the agent reads (SPEC 3.10): the CompletedTasks gauge of ReadStage,
+// MutationStage and CounterMutationStage (org.apache.cassandra.metrics:type=ThreadPools,path=request,...), in
+// that order.
+std::vector<JolokiaCall> stages_calls();
+
+// The JVM's arguments (java.lang:type=Runtime InputArguments): where -Dcassandra.shutdown_announce_in_ms is.
+std::vector<JolokiaCall> jvm_arguments_calls();
 
 // `nodetool describecluster`'s first round: StorageService's ClusterName, PartitionerName, Keyspaces, the
 // liveness sets and the token map; the snitch's SnitchName and, for a dynamic snitch, the

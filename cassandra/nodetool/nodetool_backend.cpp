@@ -1,14 +1,18 @@
 #include "cassandra/nodetool/nodetool_backend.hpp"
 
+#include "cassandra/nodetool/cassandra_processes.hpp"
 #include "cassandra/nodetool_output/running_parser.hpp"
+#include "cassandra/nodetool_output/tpstats_parser.hpp"
 
 namespace cla {
 
 namespace asio = boost::asio;
 
 NodetoolBackend::NodetoolBackend(std::vector<std::string> argv_prefix, std::chrono::seconds command_timeout,
-                                 NodeCallObserver observer)
-    : runner_(std::move(argv_prefix), command_timeout), observer_(std::move(observer)) {}
+                                 NodeCallObserver observer, std::filesystem::path proc)
+    : runner_(std::move(argv_prefix), command_timeout),
+      observer_(std::move(observer)),
+      proc_(std::move(proc)) {}
 
 asio::awaitable<CommandOutcome> NodetoolBackend::run(std::string_view subcommand, bool abandonable,
                                                      std::optional<std::chrono::milliseconds> timeout) {
@@ -83,6 +87,15 @@ asio::awaitable<NodeRead<bool>> NodetoolBackend::gossip_running(Abandonable aban
 asio::awaitable<NodeRead<bool>> NodetoolBackend::binary_running(Abandonable abandonable) {
   co_return parsed("statusbinary", co_await read("statusbinary", abandonable == Abandonable::yes),
                    parse_running);
+}
+
+asio::awaitable<NodeRead<StageCounts>> NodetoolBackend::stage_counts() {
+  co_return parsed("tpstats", co_await read("tpstats"), parse_tpstats);
+}
+
+// nodetool cannot ask the JVM for its arguments: this host's processes tell them (a short read of /proc).
+asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> NodetoolBackend::jvm_arguments() {
+  co_return cassandra_command_lines(proc_);
 }
 
 asio::awaitable<NodeChangeAttempt> NodetoolBackend::change(NodeChange step,

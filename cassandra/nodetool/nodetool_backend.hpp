@@ -2,6 +2,7 @@
 // call, its output read by the nodetool parsers. A read runs in a process group that abandon_reads() kills.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,8 +14,9 @@ namespace cla {
 
 class NodetoolBackend final : public NodeBackend {
  public:
+  // `proc`: where this host's processes are listed (/proc; tests give a directory of their own).
   NodetoolBackend(std::vector<std::string> argv_prefix, std::chrono::seconds command_timeout,
-                  NodeCallObserver observer);
+                  NodeCallObserver observer, std::filesystem::path proc = "/proc");
 
   boost::asio::awaitable<NodeRead<ClusterStatus>> status() override;
   boost::asio::awaitable<NodeRead<NodeInfo>> info() override;
@@ -22,6 +24,8 @@ class NodetoolBackend final : public NodeBackend {
   boost::asio::awaitable<NodeRead<RingTable>> ring() override;
   boost::asio::awaitable<NodeRead<bool>> gossip_running(Abandonable abandonable) override;
   boost::asio::awaitable<NodeRead<bool>> binary_running(Abandonable abandonable) override;
+  boost::asio::awaitable<NodeRead<StageCounts>> stage_counts() override;
+  boost::asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> jvm_arguments() override;
   boost::asio::awaitable<NodeChangeAttempt> change(NodeChange step,
                                                    std::chrono::milliseconds timeout) override;
   std::size_t abandon_reads() override;
@@ -35,6 +39,7 @@ class NodetoolBackend final : public NodeBackend {
 
   NodetoolRunner runner_;
   NodeCallObserver observer_;
+  std::filesystem::path proc_;
   // The read-only runs in flight; shared with them (their frames may outlive the backend at exit).
   std::shared_ptr<ProcessGroups> read_groups_ = std::make_shared<ProcessGroups>();
 };

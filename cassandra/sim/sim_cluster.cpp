@@ -19,6 +19,22 @@ std::uint64_t stable_hash(std::string_view text, std::uint64_t seed) {
   return hash ^ (hash >> 31);
 }
 
+void count_sim_tasks(SimNode& node, std::int64_t now_unix) {
+  if (node.tasks_counted_at == 0) node.tasks_counted_at = node.generation;  // from the process's start
+  if (node.tasks_counted_at == 0 || now_unix <= node.tasks_counted_at) {
+    node.tasks_counted_at = std::max(node.tasks_counted_at, now_unix);
+    return;
+  }
+  std::int64_t until = node.tasks_counted_at;  // no traffic: stopped, drained, or gossip off past its echo
+  if (seen_up_by_others(node))
+    until = now_unix;
+  else if (node.running && !node.drained && node.gossip_stopped_at > 0)
+    until = std::min(now_unix, node.gossip_stopped_at + node.announce_echo_s);
+  if (until > node.tasks_counted_at)
+    node.completed_tasks += kSimTasksPerSecond * (until - node.tasks_counted_at);
+  node.tasks_counted_at = now_unix;
+}
+
 std::optional<SimNodeRef> find_node(SimCluster& cluster, std::string_view address) {
   for (auto& dc : cluster.datacenters)
     for (auto& rack : dc.racks)

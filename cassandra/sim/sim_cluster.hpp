@@ -34,6 +34,14 @@ struct SimNode {
   std::int64_t generation = 0;           // unix time of the last start (Generation No, Uptime)
   std::vector<std::string> ring_tokens;  // its tokens; empty: generated (sim_schema.hpp), `tokens` of them
   std::string schema_version;            // "" = the cluster's; another plays a schema disagreement
+  // The replica stages' traffic (tpstats): kSimTasksPerSecond while peers see the node up, and for
+  // announce_echo_s after disablegossip (peers that marked it up again during Cassandra's shutdown
+  // announce keep sending it requests); counted from the process's start (generation) up to tasks_counted_at
+  // (unix seconds).
+  std::int64_t completed_tasks = 0;
+  std::int64_t tasks_counted_at = 0;
+  std::int64_t gossip_stopped_at = 0;
+  std::int64_t announce_echo_s = 0;
   std::map<std::string, SimFault> faults;
 };
 
@@ -74,6 +82,10 @@ std::optional<SimNodeRef> find_node(SimCluster& cluster, std::string_view addres
 inline bool seen_up_by_others(const SimNode& node) {
   return node.running && node.gossip && !node.drained;
 }
+
+inline constexpr std::int64_t kSimTasksPerSecond = 150;  // ReadStage; MutationStage gets a third of it
+// Brings completed_tasks up to `now_unix` (SPEC 3.10's traffic, as the model above has it).
+void count_sim_tasks(SimNode& node, std::int64_t now_unix);
 
 struct SimInitOptions {
   std::vector<std::string> datacenters{"dc1"};

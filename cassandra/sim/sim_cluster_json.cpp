@@ -108,7 +108,8 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
   SimNode node;
   ObjectReader r(value, path, error);
   r.allow_only({"address", "host_id", "load", "tokens", "running", "gossip", "binary", "drained",
-                "ring_state", "generation", "faults", "ring_tokens", "schema_version"});
+                "ring_state", "generation", "faults", "ring_tokens", "schema_version", "completed_tasks",
+                "tasks_counted_at", "gossip_stopped_at", "announce_echo_s"});
   r.read("address", node.address, true);
   r.read("host_id", node.host_id);
   r.read("load", node.load);
@@ -127,6 +128,10 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
     node.ring_state = ring_state[0];
   r.read("generation", node.generation, 0, 1LL << 40);
   r.read("schema_version", node.schema_version);
+  r.read("completed_tasks", node.completed_tasks, 0, 1LL << 60);
+  r.read("tasks_counted_at", node.tasks_counted_at, 0, 1LL << 40);
+  r.read("gossip_stopped_at", node.gossip_stopped_at, 0, 1LL << 40);
+  r.read("announce_echo_s", node.announce_echo_s, 0, 3600);
   if (const auto* tokens = r.find("ring_tokens", false)) {
     const auto* array = tokens->if_array();
     for (std::size_t i = 0; array && i < array->size(); ++i) {
@@ -267,6 +272,10 @@ json::object node_to_json(const SimNode& node) {
   o["drained"] = node.drained;
   o["ring_state"] = std::string(1, node.ring_state);
   o["generation"] = node.generation;
+  if (node.completed_tasks) o["completed_tasks"] = node.completed_tasks;
+  if (node.tasks_counted_at) o["tasks_counted_at"] = node.tasks_counted_at;
+  if (node.gossip_stopped_at) o["gossip_stopped_at"] = node.gossip_stopped_at;
+  if (node.announce_echo_s) o["announce_echo_s"] = node.announce_echo_s;
   if (!node.ring_tokens.empty()) {
     json::array tokens;
     for (const auto& t : node.ring_tokens) tokens.emplace_back(t);

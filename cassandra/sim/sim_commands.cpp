@@ -13,9 +13,10 @@ namespace cla {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kNodetool{
-    "status",        "info",         "statusbinary", "statusgossip",    "disablebinary", "enablebinary",
-    "disablegossip", "enablegossip", "drain",        "describecluster", "ring",          "describering"};
+constexpr std::array<std::string_view, 13> kNodetool{
+    "status",       "info",          "statusbinary", "statusgossip", "disablebinary",
+    "enablebinary", "disablegossip", "enablegossip", "drain",        "describecluster",
+    "ring",         "describering",  "tpstats"};
 constexpr std::array<std::string_view, 3> kLifecycle{"restart", "start", "stop"};
 
 constexpr std::string_view kSeeHelp = "See 'nodetool help' or 'nodetool help <command>'.\n";
@@ -32,6 +33,9 @@ SimReply set_flag(bool& flag, bool value, bool& changed) {
 }
 
 void start_process(SimNode& node, std::int64_t now_unix, bool& changed) {
+  node.completed_tasks = 0;  // a new process counts from zero, from its start
+  node.tasks_counted_at = now_unix;
+  node.gossip_stopped_at = 0;
   node.running = node.gossip = node.binary = true;
   node.drained = false;
   node.generation = now_unix;
@@ -50,7 +54,7 @@ bool is_lifecycle_subcommand(const std::string& name) {
 
 bool is_read_only_subcommand(const std::string& name) {
   return name == "status" || name == "info" || name == "statusbinary" || name == "statusgossip" ||
-         name == "describecluster" || name == "ring" || name == "describering";
+         name == "describecluster" || name == "ring" || name == "describering" || name == "tpstats";
 }
 
 namespace {
@@ -112,7 +116,10 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
     return {};
   }
   if (subcommand == "start") return {};
-  if (subcommand == "stop") return set_flag(node.running, false, changed);
+  if (subcommand == "stop") {
+    count_sim_tasks(node, now_unix);
+    return set_flag(node.running, false, changed);
+  }
   if (!node.running)
     return SimReply{1, "",
                     "nodetool: Failed to connect to '" + node.address +
@@ -131,6 +138,11 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
     return SimReply{2, "Schema Version:" + described.reachable_schema_versions().front() + "\nTokenRange: \n",
                     "error: " + message + "\n-- StackTrace --\njava.io.IOException: " + message + "\n"};
   }
+  if (subcommand == "tpstats") {
+    count_sim_tasks(node, now_unix);
+    changed = true;
+    return SimReply{0, format_tpstats(node), ""};
+  }
   if (subcommand == "statusbinary") return SimReply{0, node.binary ? "running\n" : "not running\n", ""};
   if (subcommand == "statusgossip") return SimReply{0, node.gossip ? "running\n" : "not running\n", ""};
   if (subcommand == "disablebinary") return set_flag(node.binary, false, changed);
@@ -142,13 +154,17 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
     if (node.drained)
       return refused(
           "Unable to stop gossip because the node is not in the normal state. Try to stop the node instead.");
+    count_sim_tasks(node, now_unix);
+    if (node.gossip) node.gossip_stopped_at = now_unix;
     return set_flag(node.gossip, false, changed);
   }
   if (subcommand == "enablegossip") {
     if (node.drained) return refused("Unable to start gossip because the node was drained.");
+    count_sim_tasks(node, now_unix);
     return set_flag(node.gossip, true, changed);
   }
   // drain: a second drain returns at once (Cassandra only logs a warning).
+  count_sim_tasks(node, now_unix);
   if (!node.drained) {
     node.binary = node.gossip = false;
     node.drained = changed = true;

@@ -1,4 +1,5 @@
-// Renders nodetool 4.1 `status` (TableBuilder layout) and `info` ("%-23s: %s") from the simulated cluster.
+// Renders nodetool 4.1 `status` (TableBuilder layout) and `info` ("%-23s: %s"), and 5.0's `tpstats`, from
+// the simulated cluster.
 #include "cassandra/sim/sim_output.hpp"
 
 #include <algorithm>
@@ -150,6 +151,72 @@ std::string format_info(const SimNodeRef& ref, std::int64_t now_unix) {
     out += key + value + "\n";
   }
   return out;
+}
+
+}  // namespace cla
+
+namespace cla {
+
+namespace {
+
+// nodetool's TableBuilder: every cell left-aligned and padded to its column's width (the last one too), one
+// space between columns.
+std::string format_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (widths.size() <= c) widths.push_back(0);
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) out += ' ';
+      out += row[c] + std::string(widths[c] - row[c].size(), ' ');
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_tpstats(const SimNode& node) {
+  // The pools of a fresh 5.0 node, in the order its tpstats printed them (tests/data/cassandra/real-5.0/
+  // tpstats_*): MutationStage appears with its first write, as Cassandra creates a stage's executor then.
+  const std::int64_t reads = node.completed_tasks, mutations = node.completed_tasks / 3;
+  std::vector<std::pair<std::string, std::int64_t>> pools{{"RequestResponseStage", reads + mutations}};
+  if (mutations > 0) pools.emplace_back("MutationStage", mutations);
+  for (const auto& [name, completed] :
+       std::vector<std::pair<std::string, std::int64_t>>{{"ReadStage", reads},
+                                                         {"CompactionExecutor", 61},
+                                                         {"SecondaryIndexExecutor", 0},
+                                                         {"MemtableReclaimMemory", 34},
+                                                         {"PendingRangeCalculator", 3},
+                                                         {"GossipStage", 57},
+                                                         {"SecondaryIndexManagement", 1},
+                                                         {"HintsDispatcher", 0},
+                                                         {"StatusPropagationExecutor", 0},
+                                                         {"MigrationStage", 7},
+                                                         {"MemtablePostFlush", 76},
+                                                         {"PerDiskMemtableFlushWriter_0", 31},
+                                                         {"ValidationExecutor", 0},
+                                                         {"Sampler", 0},
+                                                         {"ViewBuildExecutor", 0},
+                                                         {"MemtableFlushWriter", 34},
+                                                         {"CacheCleanupExecutor", 0},
+                                                         {"Native-Transport-Auth-Requests", 0},
+                                                         {"Native-Transport-Requests", reads / 2}})
+    pools.emplace_back(name, completed);
+  std::vector<std::vector<std::string>> table{
+      {"Pool Name", "Active", "Pending", "Completed", "Blocked", "All time blocked"}};
+  for (const auto& [name, completed] : pools)
+    table.push_back({name, "0", "0", std::to_string(completed), "0", "0"});
+  std::vector<std::vector<std::string>> dropped{{"Message type", "Dropped", "50%", "95%", "99%", "Max"}};
+  for (const char* type : {"READ_RSP", "MUTATION_REQ", "READ_REQ", "HINT_REQ"})
+    dropped.push_back({type, "0", "0.0", "0.0", "0.0", "0.0"});
+  return format_table(table) + "\nLatencies waiting in queue (micros) per dropped message types\n" +
+         format_table(dropped);
 }
 
 }  // namespace cla

@@ -21,4 +21,8 @@ std::string format_status(const SimCluster& cluster, const std::string& caller_a
 // `nodetool info` of one node, "%-23s: %s" lines in 4.1 order.
 std::string format_info(const SimNodeRef& node, std::int64_t now_unix);
 
+// `nodetool tpstats` of one node (5.0's TableBuilder layout): its thread pools with the replica stages'
+// completed tasks from the node's traffic (sim_cluster.hpp), then the dropped messages' table.
+std::string format_tpstats(const SimNode& node);
+
 }  // namespace cla

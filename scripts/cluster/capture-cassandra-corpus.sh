@@ -233,6 +233,26 @@ capture status_all_un "$n1" status
 capture info_serving "$n2" info
 capture statusbinary_running "$n2" statusbinary
 capture statusgossip_running "$n2" statusgossip
+# The replica stages (SPEC 3.10): a node that took no client write yet lists no MutationStage (so the corpus
+# wants a cluster this script started); then 300 writes and reads at ALL (each reaches every replica), and
+# after disablegossip nothing moves.
+capture tpstats_fresh_node "$n2" tpstats
+"${cluster[@]}" cql "$n1" "CREATE TABLE IF NOT EXISTS lifecycle.cap (k int PRIMARY KEY, v text)"
+/usr/bin/python3 -I - "$n1" <<'PY'
+import sys
+from cassandra import ConsistencyLevel
+from cassandra.cluster import Cluster
+from cassandra.query import SimpleStatement
+cluster = Cluster([sys.argv[1]], protocol_version=5)
+session = cluster.connect()
+write = SimpleStatement("INSERT INTO lifecycle.cap (k, v) VALUES (%s, 'x')", consistency_level=ConsistencyLevel.ALL)
+read = SimpleStatement("SELECT v FROM lifecycle.cap WHERE k = %s", consistency_level=ConsistencyLevel.ALL)
+for k in range(300):
+    session.execute(write, (k,))
+    session.execute(read, (k,))
+cluster.shutdown()
+PY
+capture tpstats_serving "$n2" tpstats
 
 capture disablebinary "$n2" disablebinary
 capture info_after_disablebinary "$n2" info
@@ -245,6 +265,7 @@ capture status_peer_gossip_disabled "$n1" status
 capture status_own_gossip_disabled "$n2" status
 capture info_after_disablegossip "$n2" info
 capture statusgossip_not_running "$n2" statusgossip
+capture tpstats_after_disablegossip "$n2" tpstats
 
 capture drain "$n2" drain
 capture info_after_drain "$n2" info

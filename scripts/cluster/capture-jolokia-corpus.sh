@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/cluster/capture-jolokia-corpus.sh [--cluster-dir DIR] [--out DIR]
+Usage: scripts/cluster/capture-jolokia-corpus.sh [--cluster-dir DIR] [--out DIR] [--stages-only]
   Starts a fresh 3-node cluster with Jolokia (scripts/cassandra-cluster.sh start --jolokia) in --cluster-dir
   (default build/capture-jolokia; removed first; CASSANDRA_FIRST_HOST moves its addresses) and captures, from its
   first node, into DIR/SCENARIO/ (DIR default tests/data/cassandra/jolokia):
@@ -22,7 +22,11 @@ Usage: scripts/cluster/capture-jolokia-corpus.sh [--cluster-dir DIR] [--out DIR]
   then steps/: the third node through disablebinary, disablegossip, drain, enablegossip and enablebinary
   over Jolokia (jolokia_step_NAME.{request,answer}.json, each followed by the running read,
   jolokia_running_after_NAME.*), a read the policy forbids (jolokia_forbidden.*) and a wrong password's HTTP
-  status (jolokia_wrong_password.status). The cluster is stopped at the end.
+  status (jolokia_wrong_password.status). Then stages/: the third node's replica stages (SPEC 3.10) as Jolokia's
+  gauges (jolokia_stages_NAME.*) and `nodetool tpstats` (nodetool_tpstats_NAME.stdout), read together: fresh
+  (before any client write: MutationStage's gauge not created yet), serving (after 20 writes through the first
+  node, each sent to all 3 replicas) and after_disablegossip. The cluster is stopped at the end.
+  --stages-only: only stages/ (the other captures stay as they are).
 EOF
 }
 
@@ -30,10 +34,12 @@ EOF
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 out=$cla_root/tests/data/cassandra/jolokia
 cluster_dir=$cla_root/build/capture-jolokia
+stages_only=0
 while (($#)); do
   case $1 in
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --cluster-dir) cluster_dir=${2:?--cluster-dir needs a directory}; shift 2 ;;
+    --stages-only) stages_only=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -78,14 +84,53 @@ capture_scenario() {
 
 view_shows() { grep -qE "^$3 +$2 " <<<"$("${cluster[@]}" nodetool "$1" status 2>/dev/null)"; }
 
+# capture_stages NAME: the third node's stages over Jolokia and nodetool, until both read the same counts.
+capture_stages() {
+  local dir=$out/stages attempt
+  for attempt in 1 2 3 4 5; do
+    "${capture_py[@]}" stages "${n3_jolokia[@]}" "$dir" "$1"
+    "${cluster[@]}" nodetool "$n3" tpstats >"$dir/nodetool_tpstats_$1.stdout" || die "nodetool tpstats against $n3 failed"
+    "${capture_py[@]}" stages "${n3_jolokia[@]}" "$work/stages-again" "$1"
+    if cmp -s <(jq -S 'map(del(.timestamp))' "$dir/jolokia_stages_$1.answer.json") \
+      <(jq -S 'map(del(.timestamp))' "$work/stages-again/jolokia_stages_$1.answer.json"); then
+      say "stages $1: captured (attempt $attempt)"
+      return
+    fi
+    log "stages $1: the counts moved during the capture (attempt $attempt); again"
+  done
+  die "stages $1: the counts kept moving during 5 captures"
+}
+
+# The stages of the third node: fresh, serving after client traffic, and after disablegossip.
+stages_scenarios() {
+  make_work_dir capture-jolokia-stages
+  rm -rf "$out/stages"
+  mkdir -p "$out/stages"
+  capture_stages fresh
+  "${cluster[@]}" cql "$n1" "CREATE TABLE lifecycle.stages (k int PRIMARY KEY, v int)"
+  local k
+  for k in $(seq 1 20); do
+    "${cluster[@]}" cql "$n1" "INSERT INTO lifecycle.stages (k, v) VALUES ($k, $k)"  # sent to all 3 replicas
+  done
+  capture_stages serving
+  "${cluster[@]}" nodetool "$n3" disablebinary
+  "${cluster[@]}" nodetool "$n3" disablegossip
+  capture_stages after_disablegossip
+}
+
 require_tools jq || exit 2
 stop_cluster
 rm -rf "$cluster_dir"
 cleanup_cmd stop_cluster
 "${cluster[@]}" start --jolokia
-n1=$(node_field 1 address) n2=$(node_field 2 address)
+n1=$(node_field 1 address) n2=$(node_field 2 address) n3=$(node_field 3 address)
 mapfile -t n1_jolokia < <(jolokia_of 1)
 mapfile -t n3_jolokia < <(jolokia_of 3)
+if ((stages_only)); then
+  stages_scenarios
+  say "captures in $out/stages"
+  exit 0
+fi
 
 capture_scenario healthy
 
@@ -105,4 +150,8 @@ for step in disablebinary disablegossip drain enablegossip enablebinary; do
   "${capture_py[@]}" step "${n3_jolokia[@]}" "$steps" "$step"
 done
 "${capture_py[@]}" forbidden "${n3_jolokia[@]}" "$steps"
+"${cluster[@]}" nodetool "$n3" enablegossip >/dev/null 2>&1 || true  # drained by the steps: a restart follows
+"${cluster[@]}" kill "$n3"
+"${cluster[@]}" start "$n3"
+stages_scenarios
 say "captures in $out"

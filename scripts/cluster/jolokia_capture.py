@@ -8,6 +8,9 @@ reads URL USER PASSWORD_FILE DIR: the reads of cassandra/jolokia/jolokia_request
 step URL USER PASSWORD_FILE DIR NAME: one step's request and answer (NAME: disablebinary, disablegossip, drain,
      enablegossip, enablebinary) as DIR/jolokia_step_<NAME>.{request,answer}.json, then the running read after it
      as DIR/jolokia_running_after_<NAME>.{request,answer}.json.
+stages URL USER PASSWORD_FILE DIR NAME: the replica stages' CompletedTasks gauges (ReadStage, MutationStage,
+     CounterMutationStage) as DIR/jolokia_stages_<NAME>.{request,answer}.json; a gauge Cassandra has not created yet
+     (its stage ran no task) answers 404, which is kept.
 forbidden URL USER PASSWORD_FILE DIR: a read the policy does not allow (StorageService's ReleaseVersion), as
      DIR/jolokia_forbidden.{request,answer}.json; and the HTTP status of a POST with a wrong password, as
      DIR/jolokia_wrong_password.status.
@@ -81,7 +84,7 @@ class Agent:
             return error.code, error.read().decode()
 
 
-def capture(agent, directory, name, calls):
+def capture(agent, directory, name, calls, allowed=(200,)):
     """POSTs calls, keeps the request and the answer under name, returns the answer's entries."""
     payload = body(calls)
     status, text = agent.post(payload)
@@ -92,7 +95,7 @@ def capture(agent, directory, name, calls):
     answer = json.loads(text)
     entries = answer if isinstance(answer, list) else [answer]
     for entry in entries:
-        if entry.get("status") != 200:
+        if entry.get("status") not in allowed:
             sys.exit("jolokia_capture: %s: %s" % (name, json.dumps(entry)[:300]))
     return entries
 
@@ -117,6 +120,12 @@ def capture_reads(agent, directory):
     capture(agent, directory, "info", [read(SS, ["LocalHostId", "GossipRunning", "NativeTransportRunning"]),
                                        read(SNITCH, ["Datacenter", "Rack"])])
     capture(agent, directory, "running", running())
+
+
+def capture_stages(agent, directory, name):
+    gauges = [read("org.apache.cassandra.metrics:type=ThreadPools,path=request,scope=%s,name=CompletedTasks" % stage,
+                   ["Value"]) for stage in ("ReadStage", "MutationStage", "CounterMutationStage")]
+    capture(agent, directory, "stages_" + name, gauges, allowed=(200, 404))
 
 
 def capture_step(agent, directory, name):
@@ -157,13 +166,15 @@ def same(dir_a, dir_b):
 
 
 def main(argv):
-    if len(argv) >= 5 and argv[0] in ("reads", "step", "forbidden"):
+    if len(argv) >= 5 and argv[0] in ("reads", "step", "stages", "forbidden"):
         agent, directory = Agent(*argv[1:4]), pathlib.Path(argv[4])
         directory.mkdir(parents=True, exist_ok=True)
         if argv[0] == "reads":
             capture_reads(agent, directory)
         elif argv[0] == "step":
             capture_step(agent, directory, argv[5])
+        elif argv[0] == "stages":
+            capture_stages(agent, directory, argv[5])
         else:
             capture_forbidden(agent, directory)
         return 0

@@ -15,6 +15,7 @@
 #include "cassandra/nodetool_output/info_parser.hpp"
 #include "cassandra/nodetool_output/running_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
+#include "cassandra/nodetool_output/tpstats_parser.hpp"
 #include "cassandra_test_data.hpp"
 
 namespace {
@@ -27,6 +28,7 @@ enum class Kind {
   RefusedAfterDrain,  // is_refused_after_drain, not a connect failure
   ConnectFailure,     // is_connect_failure, not refused after drain
   TimedOut,           // killed by the command timeout: no output, neither classification
+  Stages,             // stdout parses as `tpstats`: the replica stages' completed tasks
 };
 
 struct Capture {
@@ -34,7 +36,7 @@ struct Capture {
   Kind kind;
   int rc;
   // Status: "address=SS/rack ..." sorted by address, and whether node 127.0.0.3 may leave (RF 3).
-  // Info: "gossip native dc rack" as "1 0 dc1 rack2". Running: "1" or "0".
+  // Info: "gossip native dc rack" as "1 0 dc1 rack2". Running: "1" or "0". Stages: "read mutation counter".
   const char* expected = "";
   bool node3_may_leave = false;
 };
@@ -47,6 +49,8 @@ const std::vector<Capture> kCaptures = {
     {"info_serving", Kind::Info, 0, "1 1 dc1 rack2"},
     {"statusbinary_running", Kind::Running, 0, "1"},
     {"statusgossip_running", Kind::Running, 0, "1"},
+    {"tpstats_fresh_node", Kind::Stages, 0, "1 0 0"},  // no MutationStage listed before the first write
+    {"tpstats_serving", Kind::Stages, 0, "301 300 0"},
     {"disablebinary", Kind::Done, 0},
     {"info_after_disablebinary", Kind::Info, 0, "1 0 dc1 rack2"},
     {"statusbinary_not_running", Kind::Running, 0, "0"},
@@ -58,6 +62,7 @@ const std::vector<Capture> kCaptures = {
     {"status_own_gossip_disabled", Kind::Status, 0, kAllUn, true},
     {"info_after_disablegossip", Kind::Info, 0, "0 0 dc1 rack2"},
     {"statusgossip_not_running", Kind::Running, 0, "0"},
+    {"tpstats_after_disablegossip", Kind::Stages, 0, "301 300 0"},
     {"drain", Kind::Done, 0},
     {"info_after_drain", Kind::Info, 0, "0 0 dc1 rack2"},
     {"statusbinary_after_drain", Kind::Running, 0, "0"},
@@ -147,6 +152,16 @@ void check(const Capture& c) {
         const auto parsed = cla::parse_running(outcome.out);
         BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
         BOOST_TEST((parsed.value() ? "1" : "0") == std::string(c.expected));
+        break;
+      }
+      case Kind::Stages: {
+        BOOST_REQUIRE(outcome.ok());
+        const auto parsed = cla::parse_tpstats(outcome.out);
+        BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
+        const auto& c3 = parsed.value();
+        BOOST_TEST(std::to_string(c3.read) + " " + std::to_string(c3.mutation) + " " +
+                       std::to_string(c3.counter_mutation) ==
+                   c.expected);
         break;
       }
       case Kind::Done:

@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto nul = text.find('\0');
   const std::string_view first = text.substr(0, nul);
   const std::string_view second = nul == std::string_view::npos ? std::string_view() : text.substr(nul + 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 8) {
     case 0:
       if (auto status = run<StatusRead>(first, second)) check_status(*status);
       break;
@@ -117,6 +117,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 4:
       run<RunningRead>(first, second);
+      break;
+    case 6:
+      if (auto stages = run<StagesRead>(first, second))
+        FUZZ_CHECK(stages->read >= 0 && stages->mutation >= 0 && stages->counter_mutation >= 0);
+      break;
+    case 7:
+      run<JvmArgumentsRead>(first, second);
       break;
     case 5: {
       const JolokiaStep step = static_cast<JolokiaStep>(size % 5);

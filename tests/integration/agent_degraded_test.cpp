@@ -33,6 +33,18 @@ void hang(AgentScenario& s, const std::string& subcommand) {
                   {{"latency_ms", std::chrono::duration_cast<std::chrono::milliseconds>(kHang).count()}});
 }
 
+// Starts the agent with its HTTP endpoint on a free port and every status read (the start-up's observation)
+// hung; the endpoint's port.
+std::uint16_t start_with_statuses_hung(AgentScenario& s) {
+  s.write_config(
+      {{"cassandra", {{"command_timeout_s", kCommandTimeoutS}}}, {"http", {{"listen", "127.0.0.1:0"}}}});
+  hang(s, "statusgossip");
+  hang(s, "statusbinary");
+  s.start_agent();
+  const auto listening = s.wait_for("http_listening", cla::test::kMargin);
+  return static_cast<std::uint16_t>(listening.at("port").as_int64());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(agent_degraded_test)
@@ -96,13 +108,7 @@ BOOST_AUTO_TEST_CASE(an_emergency_does_not_wait_for_a_hung_gate_check) {
 // cannot wait gives the start-up's observation up.
 BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_hides_no_event) {
   AgentScenario s;
-  s.write_config(
-      {{"cassandra", {{"command_timeout_s", kCommandTimeoutS}}}, {"http", {{"listen", "127.0.0.1:0"}}}});
-  hang(s, "statusgossip");
-  hang(s, "statusbinary");
-  s.start_agent();
-  const auto listening = s.wait_for("http_listening", kMargin);
-  const auto port = static_cast<std::uint16_t>(listening.at("port").as_int64());
+  const auto port = start_with_statuses_hung(s);
   BOOST_TEST(wait_until(
       [&] { return http_call(port, boost::beast::http::verb::get, "/healthz", {}, {}, 2s).status == 200; },
       s.within_a_poll()));
@@ -117,6 +123,28 @@ BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_hides_no_event) {
   const auto started = s.wait_for("drain_started", kPreemptBound + kMargin, id);
   BOOST_TEST(started.at("emergency").as_bool());
   s.wait_for("drain_completed", s.within_a_poll(), id);
+}
+
+// Every status read hangs from the start and the event can wait: it is logged, counted and shown in /state
+// within a poll all the same (SPEC 3.9), while the observation still hangs and nothing is decided.
+BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_shows_an_event_that_can_wait_within_a_poll) {
+  AgentScenario s;
+  const auto port = start_with_statuses_hung(s);
+  s.wait_for_polls(2);
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 900}, {"duration_s", 5}});
+  s.wait_for("event_seen", s.within_a_poll(), id);
+  BOOST_TEST(s.log("first_start").empty(), "seen while the observation still hangs");
+  BOOST_TEST(s.log("startup_observation_abandoned").empty(), "an event that can wait ends no observation");
+
+  const auto state_reply = http_call(port, boost::beast::http::verb::get, "/state", {}, {}, 2s);
+  BOOST_REQUIRE(state_reply.status == 200u);
+  const auto state = state_reply.json().as_object();
+  BOOST_TEST(state.at("starting").as_bool());
+  BOOST_TEST(state.at("events").as_object().contains(cla::to_upper(id)));
+  const auto metrics = http_call(port, boost::beast::http::verb::get, "/metrics", {}, {}, 2s);
+  BOOST_TEST(metrics.body.find("\ncla_events_seen_total{type=\"Freeze\"} 1\n") != std::string::npos);
+  BOOST_TEST(s.log("first_start").empty(), "and still nothing decided");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -107,7 +107,9 @@ fs::path AgentScenario::write_config(const json::object& overrides) {
        {{"nodetool", argv_json(sim_prefix(cluster_file(), kAgentNode))},
         {"command_timeout_s", 10},
         {"restart_command", argv_json(restart)}}},
-      {"policy", {{"drain_lead_s", 3}, {"unsafe_drain_lead_s", 1}, {"unsafe_recheck_s", 1}}},
+      // quiet_s 0: the approval right after the drain, as the scenarios' short leads want it;
+      // agent_quiet_test plays the wait (SPEC 3.10).
+      {"policy", {{"drain_lead_s", 3}, {"unsafe_drain_lead_s", 1}, {"unsafe_recheck_s", 1}, {"quiet_s", 0}}},
       {"hooks", {{"notify", {"/bin/sh", "-c", kHookScript, "hook", hook_file().string()}}}},
   };
   for (const auto& [key, value] : overrides) {
@@ -306,18 +308,36 @@ bool AgentScenario::running(const std::string& status_subcommand, const std::str
          out.out.find("running") != std::string::npos;
 }
 
-void AgentScenario::add_sim_fault(const std::string& node, const std::string& subcommand,
-                                  const json::object& fault) {
-  json::value cluster = json::parse(read_text(cluster_file()));
+namespace {
+// Applies `edit` to the node `address` of the cluster file.
+template <class Edit>
+void edit_sim_node(const std::string& cluster_file, const std::string& address, Edit edit) {
+  json::value cluster = json::parse(read_text(cluster_file));
+  bool found = false;
   for (auto& dc : cluster.at("datacenters").as_array())
     for (auto& rack : dc.at("racks").as_array())
       for (auto& n : rack.at("nodes").as_array())
-        if (n.at("address").as_string() == node) {
-          auto& faults = n.as_object()["faults"];
-          if (!faults.is_object()) faults = json::object{};
-          faults.as_object()[subcommand] = fault;
+        if (n.at("address").as_string() == address) {
+          edit(n.as_object());
+          found = true;
         }
-  write_text(cluster_file(), json::serialize(cluster));
+  BOOST_REQUIRE_MESSAGE(found, "the cluster file has no node " << address);
+  write_text(cluster_file, json::serialize(cluster));
+}
+}  // namespace
+
+void AgentScenario::add_sim_fault(const std::string& node, const std::string& subcommand,
+                                  const json::object& fault) {
+  edit_sim_node(cluster_file(), node, [&](json::object& n) {
+    auto& faults = n["faults"];
+    if (!faults.is_object()) faults = json::object{};
+    faults.as_object()[subcommand] = fault;
+  });
+}
+
+void AgentScenario::set_sim_node(const std::string& node, const std::string& field,
+                                 const json::value& value) {
+  edit_sim_node(cluster_file(), node, [&](json::object& n) { n[field] = value; });
 }
 
 void AgentScenario::alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,

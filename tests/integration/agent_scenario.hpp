@@ -62,9 +62,9 @@ class AgentScenario {
   void set_boot_id(const std::string& id) const;
 
   // The base config: IMDS at the emulator's vm0 (250 ms polls), nodetool and restart_command through
-  // nodetool-sim on 127.0.1.1, drain_lead_s 3, unsafe_drain_lead_s 1, unsafe_recheck_s 1, a hook that
-  // records its CLA_* environment in hook_file(), HTTP off, state and log in dir(). Objects in `overrides`
-  // are merged into the base's one level deep; other values replace.
+  // nodetool-sim on 127.0.1.1, drain_lead_s 3, unsafe_drain_lead_s 1, unsafe_recheck_s 1, quiet_s 0, a hook
+  // that records its CLA_* environment in hook_file(), HTTP off, state and log in dir(). Objects in
+  // `overrides` are merged into the base's one level deep; other values replace.
   std::filesystem::path write_config(const boost::json::object& overrides = {});
   // The written config's imds.poll_interval_ms, imds.request_timeout_ms, policy.drain_lead_s and
   // policy.unsafe_drain_lead_s.
@@ -124,6 +124,9 @@ class AgentScenario {
   bool node_restored() const { return running("statusgossip") && running("statusbinary"); }
   void add_sim_fault(const std::string& node, const std::string& subcommand,
                      const boost::json::object& fault);
+  // Sets one field of a node of the cluster file (as add_sim_fault: before the agent starts), e.g.
+  // ("announce_echo_s", 4).
+  void set_sim_node(const std::string& node, const std::string& field, const boost::json::value& value);
   // Gives a keyspace of the cluster file another replication (before the agent starts, as add_sim_fault),
   // e.g. ("system_traces", "NetworkTopologyStrategy", {{"dc1", 3}}): an ALTER KEYSPACE.
   void alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,

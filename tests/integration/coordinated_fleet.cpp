@@ -51,10 +51,12 @@ void CoordinatedFleet::configure(const json::object& policy, const json::object&
 }
 
 json::object CoordinatedFleet::policy() const {
+  // quiet_s 0: approvals right after the drains, as the scenarios time them (agent_quiet_test plays the wait).
   json::object policy{{"drain_lead_s", 10},
                       {"unsafe_drain_lead_s", 1},
                       {"unsafe_recheck_s", 1},
-                      {"no_impact_freeze_max_s", 0}};
+                      {"no_impact_freeze_max_s", 0},
+                      {"quiet_s", 0}};
   for (const auto& [k, v] : policy_) policy[k] = v;
   return policy;
 }

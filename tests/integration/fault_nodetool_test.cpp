@@ -178,6 +178,10 @@ BOOST_AUTO_TEST_CASE(jmx_refusing_after_a_reboot_delays_the_restore_but_does_not
   s.kill_agent();
   s.set_boot_id("boot-2");
   BOOST_REQUIRE(s.sim("restart").ok());
+  // JMX refuses every call while Cassandra starts: the start-up's observation too, so the agent cannot tell
+  // what the node serves and the restore enables both.
+  for (const char* call : {"statusgossip", "statusbinary"})
+    s.add_sim_fault(cla::test::kAgentNode, call, {{"exit_code", 1}, {"stderr", kRefused}, {"times", 1}});
   s.add_sim_fault(cla::test::kAgentNode, "enablegossip",
                   {{"exit_code", 1}, {"stderr", kRefused}, {"times", refusals}});
   BOOST_REQUIRE(

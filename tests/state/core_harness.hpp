@@ -59,6 +59,7 @@ inline EventsDocument doc(std::int64_t incarnation, std::vector<EventSpec> specs
 inline CorePolicy test_policy() {
   CorePolicy p;
   p.resource_name = "vm0";
+  p.quiet = std::chrono::seconds(0);  // approvals at once; core_quiet_test covers the wait
   return p;
 }
 
@@ -121,11 +122,15 @@ struct Driver {
   std::function<SharedOutcome(const std::string&)> shared = [](const std::string&) {
     return SharedOutcome{};
   };
+  // ReadStages' answer (SPEC 3.10): unchanged counts by default.
+  std::function<StagesOutcome()> stages = [] { return StagesOutcome{StageCounts{5, 7, 0}, ""}; };
   std::vector<AgentState> persisted{};
   // false: a CheckSafety (an awaited Admit) is left unanswered, as a hung JMX (etcd) leaves it; counted in
   // held_checks (held_admissions). The test answers it later, or never.
   bool answer_checks = true;
   bool answer_admissions = true;
+  bool answer_stages = true;  // false: a ReadStages is left out, counted in held_stages
+  int held_stages = 0;
   int held_checks = 0;
   int held_admissions = 0;
 
@@ -153,6 +158,12 @@ struct Driver {
         else
           ++held_admissions;
       }
+      if (std::holds_alternative<ReadStages>(a)) {
+        if (answer_stages)
+          more = core.on_stages(stages(), now);
+        else
+          ++held_stages;
+      }
       if (auto* c = std::get_if<CheckSharedApproval>(&a))
         more = core.on_shared_verdict(c->event_id, shared(c->event_id), now);
       pending.insert(pending.end(), more.begin(), more.end());
@@ -174,6 +185,14 @@ inline Core started_core(CorePolicy policy = test_policy(), AgentState state = {
                          StateSource source = StateSource::missing, std::string boot_id = "boot-1") {
   Core core(std::move(policy), std::move(state));
   core.start(StartupInfo{source, std::move(boot_id), true, true}, T0);
+  return core;
+}
+
+// Started from `state` after the VM rebooted, while its Cassandra is still starting: JMX does not answer, so
+// the start-up could not tell gossip's or binary's state.
+inline Core started_while_cassandra_starts(CorePolicy policy, AgentState state) {
+  Core core(std::move(policy), std::move(state));
+  core.start(StartupInfo{StateSource::loaded, "boot-2", std::nullopt, std::nullopt}, T0);
   return core;
 }
 

@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(a_node_still_starting_after_the_restart_is_waited_for_not_r
 BOOST_AUTO_TEST_CASE(after_a_vm_reboot_a_starting_node_is_waited_for) {
   Core core = started_core(restartable());
   Driver d = drained_for_reboot(core);
-  Core after = started_core(restartable(), d.persisted.back(), StateSource::loaded, "boot-2");
+  Core after = started_while_cassandra_starts(restartable(), d.persisted.back());
   Driver d2{after, T0 + 16min};
   int refusals = 2;
   d2.step = [&](Step s) { return s == Step::enable_gossip && refusals-- > 0 ? kStarting : kOk; };
@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(jmx_refused_on_enable_after_a_reboot_is_a_retried_restore_f
   // then, the restore fails and is retried every restore_retry, never given up.
   Core core = started_core();
   Driver d = drained_for_reboot(core);
-  Core after = started_core(test_policy(), d.persisted.back(), StateSource::loaded, "boot-2");
+  Core after = started_while_cassandra_starts(test_policy(), d.persisted.back());
   Driver d2{after, T0 + 16min};
   bool up = false;
   d2.step = [&](Step s) { return s == Step::enable_gossip && !up ? kJmxRefused : kOk; };

@@ -82,12 +82,20 @@ BOOST_AUTO_TEST_CASE(reboot_flushes_then_restores_after_the_vm_rebooted) {
   BOOST_TEST(core.state().node.flushed);
   BOOST_TEST(approvals(a).size() == 1u);
 
-  // The VM reboots; the agent starts again from the persisted state with a new boot id.
-  Core after = started_core(test_policy(), d.persisted.back(), StateSource::loaded, "boot-2");
+  // The VM reboots; the agent starts again from the persisted state with a new boot id, before Cassandra
+  // answers JMX: the restore enables both (harmless on a node that serves) and needs no restart_command.
+  Core after = started_while_cassandra_starts(test_policy(), d.persisted.back());
   Driver d2{after, T0 + 16min};
   a = d2.feed(doc(5, {}));
   BOOST_TEST((steps(a) == kRestore), "no restart_command after a real reboot");
   BOOST_TEST(!after.state().node.out_of_service);
+
+  // Started once Cassandra serves again with the boot: the flags follow it, the restore only confirms.
+  Core serving = started_core(test_policy(), d.persisted.back(), StateSource::loaded, "boot-2");
+  Driver d3{serving, T0 + 16min};
+  a = d3.feed(doc(5, {}));
+  BOOST_TEST((steps(a) == std::vector{Step::confirm_restored}));
+  BOOST_TEST(logged(a, "restore_completed"));
 }
 
 BOOST_AUTO_TEST_CASE(reboot_event_moves_the_expected_reboot_out_of_the_warnings) {

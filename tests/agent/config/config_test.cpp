@@ -51,7 +51,8 @@ constexpr std::string_view kSpecDefaults = R"({
     "hold_between_events_s": 120,
     "approve_user_events": true,
     "approve_shared_events": false,
-    "flush_before_restart": true
+    "flush_before_restart": true,
+    "quiet_s": 2
   },
   "hooks": { "notify": [] },
   "state_file": "/var/lib/cassandra-lifecycle-agent/state.json",
@@ -163,7 +164,7 @@ BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
   c.cassandra.command_timeout_s = 5s;
   c.cassandra.restart_command = {"systemctl", "restart", "cassandra"};
   c.topology = {5, cla::Consistency::each_quorum, 45s, {{0, "r1"}, {1, "r2"}, {10, "r11"}}};
-  c.policy = {60s, 60s, 17s, 0s, 30s, false, true, false};
+  c.policy = {60s, 60s, 17s, 0s, 30s, false, true, false, 7s};
   c.hooks.notify = {"/usr/local/bin/notify", "--to", "ops"};
   c.state_file = "state/s.json";
   c.log = {"agent.jsonl", cla::LogLevel::warning};

@@ -13,6 +13,7 @@
 #include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/nodetool_output/running_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
+#include "cassandra/nodetool_output/tpstats_parser.hpp"
 #include "jolokia_normalize.hpp"
 
 namespace {
@@ -71,6 +72,21 @@ T parsed(Result<T> result, const std::string& what) {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(jolokia_corpus_test)
+
+// The replica stages (SPEC 3.10): the gauges Jolokia reads equal tpstats' Completed column, a gauge not
+// created yet (404) and a stage tpstats does not list both reading 0.
+BOOST_AUTO_TEST_CASE(stages_equal_nodetool_tpstats) {
+  for (const std::string name : {"fresh", "serving", "after_disablegossip"}) {
+    const auto nodetool = parsed(parse_tpstats(data("stages", "nodetool_tpstats_" + name + ".stdout")), name);
+    const auto jolokia = read<StagesRead>("stages", "stages_" + name);
+    BOOST_TEST(jolokia == nodetool, name << ": jolokia " << jolokia << "\nnodetool " << nodetool);
+    BOOST_TEST(jolokia.counter_mutation == 0, name << ": CounterMutationStage never ran");
+  }
+  BOOST_TEST(read<StagesRead>("stages", "stages_serving").mutation >
+             read<StagesRead>("stages", "stages_fresh").mutation);
+  BOOST_TEST(read<StagesRead>("stages", "stages_after_disablegossip") ==
+             read<StagesRead>("stages", "stages_serving"));
+}
 
 BOOST_AUTO_TEST_CASE(status_equals_nodetool_status) {
   for (const std::string scenario : kScenarios) {

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../cassandra_test_data.hpp"
+#include "cassandra/nodetool_output/tpstats_parser.hpp"
 
 using cla::test::cassandra_data;
 
@@ -141,6 +142,38 @@ BOOST_AUTO_TEST_CASE(fault_replies_default_to_nodetool_like_text) {
       cla::SimFault{1, "partial\n", "nodetool: Failed to connect to 'x'\n", 0, 1, std::nullopt});
   BOOST_TEST(given.out == "partial\n");
   BOOST_TEST(given.err == "nodetool: Failed to connect to 'x'\n");
+}
+
+// tpstats (SPEC 3.10): the replica stages complete tasks while peers see the node up, stop with
+// disablegossip, and go on for announce_echo_s after it (peers that marked the node up again during the
+// shutdown announce); the output is what parse_tpstats reads.
+BOOST_FIXTURE_TEST_CASE(tpstats_counts_traffic_until_gossip_stops_and_its_echo, Fixture) {
+  auto ref = *find_node(cluster, "127.0.1.1");
+  const auto at = [&](std::int64_t t, const std::string& subcommand) {
+    bool changed_now = false;
+    return cla::execute_sim_command(cluster, ref, subcommand, {}, t, changed_now);
+  };
+  const auto reads = [&](std::int64_t t) {
+    const auto parsed = cla::parse_tpstats(at(t, "tpstats").out);
+    BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
+    return parsed.value();
+  };
+  const std::int64_t since_start = kNow - node().generation;
+  BOOST_TEST_REQUIRE(since_start > 0);
+  BOOST_TEST(reads(kNow).read == since_start * cla::kSimTasksPerSecond, "counted from the process's start");
+  const auto serving = reads(kNow + 2);
+  BOOST_TEST(serving.read == (since_start + 2) * cla::kSimTasksPerSecond);
+  BOOST_TEST(serving.mutation == serving.read / 3);
+
+  node().announce_echo_s = 3;
+  BOOST_TEST(at(kNow + 2, "disablegossip").exit_code == 0);
+  BOOST_TEST(reads(kNow + 4).read == serving.read + 2 * cla::kSimTasksPerSecond, "the echo goes on");
+  const auto after_echo = reads(kNow + 5);
+  BOOST_TEST(after_echo.read == serving.read + 3 * cla::kSimTasksPerSecond);
+  BOOST_TEST((reads(kNow + 60) == after_echo), "nothing after the echo");
+
+  BOOST_TEST(at(kNow + 60, "enablegossip").exit_code == 0);
+  BOOST_TEST(reads(kNow + 61).read == after_echo.read + cla::kSimTasksPerSecond, "no catch-up of the gap");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
