@@ -17,6 +17,7 @@
 #include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra/nodetool_output/tpstats_parser.hpp"
 #include "cassandra_test_data.hpp"
+#include "nodetool_output/parser_checks.hpp"
 
 namespace {
 
@@ -128,19 +129,16 @@ void check(const Capture& c) {
     switch (c.kind) {
       case Kind::Status: {
         BOOST_REQUIRE(outcome.ok());
-        const auto parsed = cla::parse_nodetool_status(outcome.out);
-        BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-        BOOST_TEST(rows_of(parsed.value()) == c.expected);
-        BOOST_TEST(!parsed.value().note.has_value());
-        const auto verdict = cla::evaluate_safety(parsed.value(), node3(parsed.value()), 3);
+        const auto status = cla::test::parsed_value(cla::parse_nodetool_status, outcome.out);
+        BOOST_TEST(rows_of(status) == c.expected);
+        BOOST_TEST(!status.note.has_value());
+        const auto verdict = cla::evaluate_safety(status, node3(status), 3);
         BOOST_TEST(verdict.safe == c.node3_may_leave, verdict.reason);
         break;
       }
       case Kind::Info: {
         BOOST_REQUIRE(outcome.ok());
-        const auto parsed = cla::parse_nodetool_info(outcome.out);
-        BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-        const auto& info = parsed.value();
+        const auto info = cla::test::parsed_value(cla::parse_nodetool_info, outcome.out);
         BOOST_TEST(info.host_id.size() == 36u);
         BOOST_TEST(std::to_string(info.gossip_active) + " " + std::to_string(info.native_transport_active) +
                        " " + info.datacenter + " " + info.rack ==
@@ -149,18 +147,15 @@ void check(const Capture& c) {
       }
       case Kind::Running: {
         BOOST_REQUIRE(outcome.ok());
-        const auto parsed = cla::parse_running(outcome.out);
-        BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-        BOOST_TEST((parsed.value() ? "1" : "0") == std::string(c.expected));
+        const bool running = cla::test::parsed_value(cla::parse_running, outcome.out);
+        BOOST_TEST((running ? "1" : "0") == std::string(c.expected));
         break;
       }
       case Kind::Stages: {
         BOOST_REQUIRE(outcome.ok());
-        const auto parsed = cla::parse_tpstats(outcome.out);
-        BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-        const auto& c3 = parsed.value();
-        BOOST_TEST(std::to_string(c3.read) + " " + std::to_string(c3.mutation) + " " +
-                       std::to_string(c3.counter_mutation) ==
+        const auto stages = cla::test::parsed_value(cla::parse_tpstats, outcome.out);
+        BOOST_TEST(std::to_string(stages.read) + " " + std::to_string(stages.mutation) + " " +
+                       std::to_string(stages.counter_mutation) ==
                    c.expected);
         break;
       }

@@ -4,21 +4,18 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../cassandra_test_data.hpp"
+#include "parser_checks.hpp"
 
 using cla::test::cassandra_data;
 
 namespace {
 
 cla::NodeInfo parse_ok(const std::string& text) {
-  auto parsed = cla::parse_nodetool_info(text);
-  BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-  return parsed.value();
+  return cla::test::parsed_value(cla::parse_nodetool_info, text);
 }
 
 std::string parse_error(const std::string& text) {
-  auto parsed = cla::parse_nodetool_info(text);
-  BOOST_REQUIRE_MESSAGE(!parsed.ok(), "expected a parse error for:\n" + text);
-  return parsed.error().message;
+  return cla::test::refusal(cla::parse_nodetool_info, text);
 }
 
 std::string without_line(std::string text, const std::string& prefix) {

@@ -7,21 +7,18 @@
 #include <map>
 
 #include "../cassandra_test_data.hpp"
+#include "parser_checks.hpp"
 
 using cla::test::cassandra_data;
 
 namespace {
 
 cla::ClusterStatus parse_ok(const std::string& text) {
-  auto parsed = cla::parse_nodetool_status(text);
-  BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-  return parsed.value();
+  return cla::test::parsed_value(cla::parse_nodetool_status, text);
 }
 
 std::string parse_error(const std::string& text) {
-  auto parsed = cla::parse_nodetool_status(text);
-  BOOST_REQUIRE_MESSAGE(!parsed.ok(), "expected a parse error for:\n" + text);
-  return parsed.error().message;
+  return cla::test::refusal(cla::parse_nodetool_status, text);
 }
 
 const cla::StatusRow& row_of(const cla::ClusterStatus& status, const std::string& address) {

@@ -5,21 +5,18 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../cassandra_test_data.hpp"
+#include "parser_checks.hpp"
 
 using cla::test::cassandra_data;
 
 namespace {
 
 cla::StageCounts parse_ok(const std::string& text) {
-  auto parsed = cla::parse_tpstats(text);
-  BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
-  return parsed.value();
+  return cla::test::parsed_value(cla::parse_tpstats, text);
 }
 
 std::string parse_error(const std::string& text) {
-  auto parsed = cla::parse_tpstats(text);
-  BOOST_REQUIRE_MESSAGE(!parsed.ok(), "expected a parse error for:\n" + text);
-  return parsed.error().message;
+  return cla::test::refusal(cla::parse_tpstats, text);
 }
 
 const std::string kHeader =
