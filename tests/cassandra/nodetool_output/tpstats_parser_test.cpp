@@ -12,15 +12,16 @@ using cla::test::cassandra_data;
 namespace {
 
 cla::StageCounts parse_ok(const std::string& text) {
-  return cla::test::parsed_value(cla::parse_tpstats, text);
-}
-
-std::string parse_error(const std::string& text) {
-  return cla::test::refusal(cla::parse_tpstats, text);
+  return cla::test::parsed_value(&cla::parse_tpstats, text);
 }
 
 const std::string kHeader =
     "Pool Name                      Active Pending Completed Blocked All time blocked\n";
+
+// What parse_tpstats says when it refuses `text`.
+std::string why_refused(const std::string& text) {
+  return cla::test::refusal(&cla::parse_tpstats, text);
+}
 
 }  // namespace
 
@@ -49,17 +50,17 @@ BOOST_AUTO_TEST_CASE(columns_are_found_by_their_header) {
 }
 
 BOOST_AUTO_TEST_CASE(broken_outputs_are_refused_naming_the_problem) {
-  BOOST_TEST(parse_error("").find("no thread pool table") != std::string::npos);
-  BOOST_TEST(parse_error("nodetool: Failed to connect to '127.0.0.2:7199'\n").find("Pool Name") !=
+  BOOST_TEST(why_refused("").find("no thread pool table") != std::string::npos);
+  BOOST_TEST(why_refused("nodetool: Failed to connect to '127.0.0.2:7199'\n").find("Pool Name") !=
              std::string::npos);
-  BOOST_TEST(parse_error("Pool Name Active Pending Blocked\nReadStage 0 0 0\n").find("no Completed column") !=
+  BOOST_TEST(why_refused("Pool Name Active Pending Blocked\nReadStage 0 0 0\n").find("no Completed column") !=
              std::string::npos);
-  BOOST_TEST(parse_error(kHeader + "ReadStage 0 0 7 0\n").find("a pool row of 5 fields, not 6") !=
+  BOOST_TEST(why_refused(kHeader + "ReadStage 0 0 7 0\n").find("a pool row of 5 fields, not 6") !=
              std::string::npos);
-  BOOST_TEST(parse_error(kHeader + "ReadStage 0 0 seven 0 0\n").find("not a count") != std::string::npos);
-  BOOST_TEST(parse_error(kHeader + "ReadStage 0 0 99999999999999999999 0 0\n").find("out of range") !=
+  BOOST_TEST(why_refused(kHeader + "ReadStage 0 0 seven 0 0\n").find("not a count") != std::string::npos);
+  BOOST_TEST(why_refused(kHeader + "ReadStage 0 0 99999999999999999999 0 0\n").find("out of range") !=
              std::string::npos);
-  BOOST_TEST(parse_error(kHeader + "ReadStage 0 0 -1 0 0\n").find("out of range") != std::string::npos);
+  BOOST_TEST(why_refused(kHeader + "ReadStage 0 0 -1 0 0\n").find("out of range") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
