@@ -23,6 +23,13 @@ namespace cla {
 
 using JolokiaAnswers = std::span<const JolokiaValue>;
 
+// A read of one round: no second POST.
+struct OneRound {
+  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
+    return std::vector<JolokiaCall>{};
+  }
+};
+
 // nodetool status: the ring view, then the place of each of its endpoints.
 struct StatusRead {
   using Value = ClusterStatus;
@@ -49,12 +56,9 @@ struct DescribeClusterRead {
 };
 
 // nodetool info (the lines the agent reads): one round.
-struct InfoRead {
+struct InfoRead : OneRound {
   using Value = NodeInfo;
   static std::vector<JolokiaCall> first() { return info_calls(); }
-  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
-    return std::vector<JolokiaCall>{};
-  }
   static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
 };
 
@@ -65,33 +69,24 @@ struct RunningState {
   friend bool operator==(const RunningState&, const RunningState&) = default;
 };
 std::ostream& operator<<(std::ostream& os, const RunningState& state);
-struct RunningRead {
+struct RunningRead : OneRound {
   using Value = RunningState;
   static std::vector<JolokiaCall> first() { return running_calls(); }
-  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
-    return std::vector<JolokiaCall>{};
-  }
   static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
 };
 
 // The replica stages' completed tasks: one round. Cassandra registers a stage's metrics with its executor, on
 // the stage's first task: a gauge Jolokia does not find (404) is a stage that has completed none.
-struct StagesRead {
+struct StagesRead : OneRound {
   using Value = StageCounts;
   static std::vector<JolokiaCall> first() { return stages_calls(); }
-  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
-    return std::vector<JolokiaCall>{};
-  }
   static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
 };
 
 // The arguments of the JVM Jolokia runs in: one round.
-struct JvmArgumentsRead {
+struct JvmArgumentsRead : OneRound {
   using Value = std::vector<std::string>;
   static std::vector<JolokiaCall> first() { return jvm_arguments_calls(); }
-  static Result<std::vector<JolokiaCall>, JolokiaError> second(JolokiaAnswers) {
-    return std::vector<JolokiaCall>{};
-  }
   static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
 };
 

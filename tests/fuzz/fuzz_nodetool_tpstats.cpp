@@ -1,5 +1,5 @@
-// Fuzzes parse_tpstats (the replica stages' completed tasks, SPEC 3.10): never throws; a refusal says why; the
-// counts it reads are never negative.
+// Fuzzes parse_tpstats (the replica stages' completed tasks, SPEC 3.10): never throws; a refusal says why;
+// the counts it reads are never negative.
 #include "cassandra/nodetool_output/tpstats_parser.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 

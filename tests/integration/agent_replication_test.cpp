@@ -80,8 +80,8 @@ BOOST_AUTO_TEST_CASE(refresh_at_start_reports_the_unprotectable_and_a_drain_cost
 }
 
 // rack2's node down, 16 tokens a node: at LOCAL_ONE a range of system_traces (SimpleStrategy 2) that rack1
-// and rack2 hold alone would keep no replica, until it is altered to NTS {dc1: 3} (docs/gate.md's advice); then
-// every range keeps one. At LOCAL_QUORUM the gate names a keyspace and a range that would fall short.
+// and rack2 hold alone would keep no replica, until it is altered to NTS {dc1: 3} (docs/gate.md's advice);
+// then every range keeps one. At LOCAL_QUORUM the gate names a keyspace and a range that would fall short.
 BOOST_AUTO_TEST_CASE(the_level_decides_what_a_rack_down_allows) {
   const json::object freeze{
       {"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}};

@@ -188,8 +188,8 @@ BOOST_AUTO_TEST_CASE(after_a_reboot_the_node_is_taken_out_again_while_its_event_
   const std::size_t calls_before = s.calls().size();
 
   s.start_agent();
-  // The node serves; or, when the Started Reboot (which cannot wait) gave the start-up's observation up before
-  // it answered, its state is unknown, which counts as serving: both steps run again either way.
+  // The node serves; or, when the Started Reboot (which cannot wait) gave the start-up's observation up
+  // before it answered, its state is unknown, which counts as serving: both steps run again either way.
   const auto rejoined = s.wait_for("node_rejoined_at_boot", cla::test::kMargin);
   const auto& gossip = rejoined.at("gossip_running");
   BOOST_TEST((gossip.is_null() || gossip.as_bool()), boost::json::serialize(rejoined));

@@ -51,7 +51,8 @@ void CoordinatedFleet::configure(const json::object& policy, const json::object&
 }
 
 json::object CoordinatedFleet::policy() const {
-  // quiet_s 0: approvals right after the drains, as the scenarios time them (agent_quiet_test plays the wait).
+  // quiet_s 0: approvals right after the drains, as the scenarios time them (agent_quiet_test plays the
+  // wait).
   json::object policy{{"drain_lead_s", 10},
                       {"unsafe_drain_lead_s", 1},
                       {"unsafe_recheck_s", 1},

@@ -19,7 +19,8 @@ namespace json = boost::json;
 std::set<std::pair<std::string, std::string>> used() {
   std::vector<JolokiaCall> calls = ring_view_calls();
   for (auto more : {places_calls(std::vector<std::string>{"10.0.0.1:7000"}), info_calls(), running_calls(),
-                    stages_calls(), jvm_arguments_calls(), describe_calls(), replication_calls(std::vector<std::string>{"ks"})})
+                    stages_calls(), jvm_arguments_calls(), describe_calls(),
+                    replication_calls(std::vector<std::string>{"ks"})})
     calls.insert(calls.end(), more.begin(), more.end());
   for (auto step : {JolokiaStep::stop_native_transport, JolokiaStep::stop_gossiping, JolokiaStep::drain,
                     JolokiaStep::start_gossiping, JolokiaStep::start_native_transport})
