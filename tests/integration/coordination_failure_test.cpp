@@ -66,6 +66,10 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
 BOOST_AUTO_TEST_CASE(fleet_ends_once_answered_not_at_its_request_timeout) {
   CoordinatedFleet fleet(1, true);
   fleet.start(0);
+  // The member key is put once the lease is granted and the first poll read the node's identity.
+  BOOST_TEST_REQUIRE(cla::test::wait_until(
+      [&] { return has_key(fleet, CoordinatedFleet::kMembers, std::string(CoordinatedFleet::kMembers) + "vm0"); },
+      fleet.within_a_poll() + fleet.admission_ceiling()));
   auto config = boost::json::parse(cla::test::read_text((fleet.dir(0) / "config.json").string())).as_object();
   config["imds"].as_object()["request_timeout_ms"] = 60000;
   const auto path = fleet.dir(0) / "fleet-config.json";
