@@ -57,6 +57,8 @@ Environment:
   CASSANDRA_VERSION       org.apache.cassandra:cassandra-all version (default 5.0.9)
   CASSANDRA_NODE_UP_LIMIT_S  seconds a node gets to come up (default 240)
   JOLOKIA_VERSION         org.jolokia:jolokia-agent-jvm version, classifier javaagent (default 2.6.0)
+  JOLOKIA_POLICY_FILE     Jolokia's policy for the nodes started now (default scripts/cluster/jolokia-access.xml;
+                          a capture may allow more reads than the agent makes)
 JMX of the node on 127.0.0.K listens on 127.0.0.1, port 7000 + 100*K.
 EOF
 }
@@ -251,7 +253,7 @@ launch_node() { # K [JVM_FLAG...]
   if [[ -n $jolokia ]]; then
     jar=$(resolve_jolokia_jar)
     write_jolokia_conf "$dir" "$(node_address "$k")" "$jolokia_user" "$(jolokia_password_file)" \
-      "$cla_root/scripts/cluster/jolokia-access.xml"
+      "${JOLOKIA_POLICY_FILE:-$cla_root/scripts/cluster/jolokia-access.xml}"
   fi
   mapfile -t flags < <(server_jvm_flags "$dir" "$(node_jmx_port "$k")" "$jar")
   local property

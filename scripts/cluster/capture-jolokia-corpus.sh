@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/cluster/capture-jolokia-corpus.sh [--cluster-dir DIR] [--out DIR] [--stages-only]
+Usage: scripts/cluster/capture-jolokia-corpus.sh [--cluster-dir DIR] [--out DIR] [--stages-only | --hints-only]
   Starts a fresh 3-node cluster with Jolokia (scripts/cassandra-cluster.sh start --jolokia) in --cluster-dir
   (default build/capture-jolokia; removed first; CASSANDRA_FIRST_HOST moves its addresses) and captures, from its
   first node, into DIR/SCENARIO/ (DIR default tests/data/cassandra/jolokia):
@@ -27,6 +27,13 @@ Usage: scripts/cluster/capture-jolokia-corpus.sh [--cluster-dir DIR] [--out DIR]
   (before any client write: MutationStage's gauge not created yet), serving (after 20 writes through the first
   node, each sent to all 3 replicas) and after_disablegossip. The cluster is stopped at the end.
   --stages-only: only stages/ (the other captures stay as they are).
+  --hints-only: only hints/ (SPEC 3.10, catching up): the first node's hint window and pending hints over Jolokia
+    (DIR/hints/jolokia_NAME.*) and nodetool (NAME.stdout/.stderr/.rc in --nodetool-out, default
+    tests/data/cassandra/real-5.0/hints): none pending, then the third node killed and 500 writes at ONE through
+    the first (hints for the third: a file being written, not listed yet, and the Hints_created metric), then,
+    with the first node's hint throttle at 1 KiB/s, the third node started again: its closed file listed while
+    it is being dispatched, then, throttle back at Cassandra's 1024, the list empty again. The cluster runs with
+    a policy allowing those reads too (JOLOKIA_POLICY_FILE; the agent's policy stays as it is).
 EOF
 }
 
@@ -34,12 +41,15 @@ EOF
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 out=$cla_root/tests/data/cassandra/jolokia
 cluster_dir=$cla_root/build/capture-jolokia
-stages_only=0
+stages_only=0 hints_only=0
+nodetool_out=$cla_root/tests/data/cassandra/real-5.0/hints
 while (($#)); do
   case $1 in
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --cluster-dir) cluster_dir=${2:?--cluster-dir needs a directory}; shift 2 ;;
     --stages-only) stages_only=1; shift ;;
+    --hints-only) hints_only=1; shift ;;
+    --nodetool-out) nodetool_out=${2:?--nodetool-out needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -118,14 +128,129 @@ stages_scenarios() {
   capture_stages after_disablegossip
 }
 
+HINTS=org.apache.cassandra.hints:type=HintsService
+STORAGE_PROXY=org.apache.cassandra.db:type=StorageProxy
+
+# The agent's policy and the hints reads the capture makes (SPEC 3.10), those it lacks added, into FILE.
+write_hints_policy() {
+  local policy=$cla_root/scripts/cluster/jolokia-access.xml sed_args=() blocks=""
+  grep -q '<attribute mode="read">MaxHintWindow</attribute>' "$policy" ||
+    sed_args+=(-e 's|^\( *\)<attribute mode="read">SchemaVersionsWithPort</attribute>|&\n\1<attribute mode="read">MaxHintWindow</attribute>|')
+  grep -q "<name>$HINTS</name>" "$policy" ||
+    blocks+='    <mbean>\n      <name>'"$HINTS"'</name>\n      <attribute mode="read">PendingHints</attribute>\n    </mbean>\n'
+  blocks+='    <mbean>\n      <name>org.apache.cassandra.metrics:type=HintsService,name=*</name>\n'
+  blocks+='      <attribute mode="read">Count</attribute>\n    </mbean>\n'
+  sed "${sed_args[@]}" -e "s|^  </allow>|$blocks&|" "$policy" >"$1"
+  grep -q MaxHintWindow "$1" && grep -q PendingHints "$1" && grep -q 'HintsService,name=\*' "$1" ||
+    die "could not add the hints reads to the policy ($1)"
+}
+
+# hints_nodetool NAME ADDRESS ARGS...: the byte-exact triple NAME.{stdout,stderr,rc} in nodetool_out.
+hints_nodetool() {
+  local name=$1 address=$2 rc=0
+  shift 2
+  timeout --signal=KILL 120 "${cluster[@]}" nodetool "$address" "$@" >"$nodetool_out/$name.stdout" \
+    2>"$nodetool_out/$name.stderr" || rc=$?
+  echo "$rc" >"$nodetool_out/$name.rc"
+  say "hints: $name rc=$rc (nodetool $address $*)"
+}
+# hints_jolokia NAME MBEAN ATTRIBUTE [DIR]: the first node's read into DIR (default out/hints).
+hints_jolokia() { "${capture_py[@]}" attribute "${n1_jolokia[@]}" "${4:-$out/hints}" "$1" "$2" "$3"; }
+pending_hints_value() { jq -c '.value.PendingHints' "$1"; }
+
+# capture_pending NAME [HOST_ID]: Jolokia's PendingHints, nodetool listpendinghints, Jolokia's again, until both
+# Jolokia reads answer alike (and, with HOST_ID, nodetool lists it); 1 when that never happened within 20 rounds.
+capture_pending() {
+  local name=$1 host_id=${2:-} round
+  for round in $(seq 1 20); do
+    hints_jolokia "pending_hints_$name" "$HINTS" PendingHints
+    hints_nodetool "listpendinghints_$name" "$n1" listpendinghints
+    hints_jolokia "pending_hints_$name" "$HINTS" PendingHints "$work/again"
+    if [[ $(pending_hints_value "$out/hints/jolokia_pending_hints_$name.answer.json") == \
+      "$(pending_hints_value "$work/again/jolokia_pending_hints_$name.answer.json")" ]] &&
+      { [[ -z $host_id ]] || grep -q "^$host_id " "$nodetool_out/listpendinghints_$name.stdout"; }; then
+      say "hints $name: captured (round $round)"
+      return 0
+    fi
+    log "hints $name: not yet (round $round): $(pending_hints_value "$work/again/jolokia_pending_hints_$name.answer.json")"
+    sleep 2
+  done
+  return 1
+}
+
+# The hints of the first node for the third: none, while it is down, while they are dispatched, after.
+hints_scenarios() {
+  make_work_dir capture-jolokia-hints
+  rm -rf "$out/hints" "$nodetool_out"
+  mkdir -p "$out/hints" "$nodetool_out"
+  local n3_host_id n3_metric
+  n3_host_id=$("${cluster[@]}" nodetool "$n1" status | awk -v a="$n3" '$2 == a { print $(NF - 1) }')
+  [[ $n3_host_id =~ ^[0-9a-f-]{36}$ ]] || die "no host id of $n3 in $n1's status ('$n3_host_id')"
+  say "hints: $n3 has host id $n3_host_id"
+  # Cassandra names it "Hints_created-" + InetAddressAndPort's toString ("/127.0.0.3:7000") with ':' made '.'.
+  n3_metric="org.apache.cassandra.metrics:type=HintsService,name=Hints_created-/$n3.7000"
+
+  hints_nodetool getmaxhintwindow "$n1" getmaxhintwindow
+  hints_jolokia max_hint_window "$STORAGE_PROXY" MaxHintWindow
+  capture_pending none || die "hints none: PendingHints kept changing"
+  hints_jolokia hints_created_none "$n3_metric" Count
+
+  "${cluster[@]}" kill "$n3"
+  wait_poll_s=1 wait_until 120 "$n1 to show $n3 DN" view_shows "$n1" "$n3" DN
+  hints_nodetool jmx_refused_listpendinghints "$n3" listpendinghints
+  "${cluster[@]}" cql "$n1" "CREATE TABLE lifecycle.hints (k int PRIMARY KEY, v text)"
+  /usr/bin/python3 -I - "$n1" <<'PY'
+import sys
+from cassandra import ConsistencyLevel
+from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
+from cassandra.policies import WhiteListRoundRobinPolicy
+profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([sys.argv[1]]), request_timeout=30,
+                           consistency_level=ConsistencyLevel.ONE)
+cluster = Cluster([sys.argv[1]], execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
+session = cluster.connect()
+insert = session.prepare("INSERT INTO lifecycle.hints (k, v) VALUES (?, ?)")
+for k in range(500):
+    session.execute(insert, (k, "hint-%d" % k))
+cluster.shutdown()
+PY
+  say "hints: 500 writes at ONE through $n1 while $n3 is down"
+  sleep 12 # past hints_flush_period (10 s): the hints are on disk, the file still open
+  capture_pending target_down || die "hints target_down: PendingHints kept changing"
+  hints_jolokia hints_created_target_down "$n3_metric" Count
+
+  "${cluster[@]}" nodetool "$n1" sethintedhandoffthrottlekb 1 # 512 B/s to each of 2 peers: the file stays listed
+  "${cluster[@]}" start "$n3"
+  capture_pending dispatching "$n3_host_id" || die "hints dispatching: $n1 never listed $n3_host_id"
+  "${cluster[@]}" nodetool "$n1" sethintedhandoffthrottlekb 1024 # Cassandra's default (hinted_handoff_throttle)
+  local attempt
+  for attempt in $(seq 1 90); do
+    capture_pending after_dispatch || die "hints after_dispatch: PendingHints kept changing"
+    grep -q "does not have any pending hints" "$nodetool_out/listpendinghints_after_dispatch.stdout" &&
+      [[ $(pending_hints_value "$out/hints/jolokia_pending_hints_after_dispatch.answer.json") == "[]" ]] && break
+    ((attempt < 90)) || die "hints after_dispatch: $n1 still lists hints after 90 rounds"
+    sleep 5
+  done
+  hints_jolokia hints_created_after_dispatch "$n3_metric" Count
+  say "hints: captures in $out/hints and $nodetool_out (host id of $n3: $n3_host_id)"
+}
+
 require_tools jq || exit 2
 stop_cluster
 rm -rf "$cluster_dir"
 cleanup_cmd stop_cluster
+if ((hints_only)); then
+  mkdir -p "$cluster_dir"
+  write_hints_policy "$cluster_dir/jolokia-access-hints.xml"
+  export JOLOKIA_POLICY_FILE=$cluster_dir/jolokia-access-hints.xml
+fi
 "${cluster[@]}" start --jolokia
 n1=$(node_field 1 address) n2=$(node_field 2 address) n3=$(node_field 3 address)
 mapfile -t n1_jolokia < <(jolokia_of 1)
 mapfile -t n3_jolokia < <(jolokia_of 3)
+if ((hints_only)); then
+  hints_scenarios
+  exit 0
+fi
 if ((stages_only)); then
   stages_scenarios
   say "captures in $out/stages"

@@ -11,6 +11,9 @@ step URL USER PASSWORD_FILE DIR NAME: one step's request and answer (NAME: disab
 stages URL USER PASSWORD_FILE DIR NAME: the replica stages' CompletedTasks gauges (ReadStage, MutationStage,
      CounterMutationStage) as DIR/jolokia_stages_<NAME>.{request,answer}.json; a gauge Cassandra has not created yet
      (its stage ran no task) answers 404, which is kept.
+attribute URL USER PASSWORD_FILE DIR NAME MBEAN ATTRIBUTE: one attribute of one MBean (e.g. HintsService's PendingHints)
+     as DIR/jolokia_<NAME>.{request,answer}.json; an MBean Cassandra has not registered yet (a metric never
+     updated) answers 404, which is kept.
 forbidden URL USER PASSWORD_FILE DIR: a read the policy does not allow (StorageService's ReleaseVersion), as
      DIR/jolokia_forbidden.{request,answer}.json; and the HTTP status of a POST with a wrong password, as
      DIR/jolokia_wrong_password.status.
@@ -128,6 +131,10 @@ def capture_stages(agent, directory, name):
     capture(agent, directory, "stages_" + name, gauges, allowed=(200, 404))
 
 
+def capture_attribute(agent, directory, name, mbean, attribute):
+    capture(agent, directory, name, [read(mbean, [attribute])], allowed=(200, 404))
+
+
 def capture_step(agent, directory, name):
     operation, arguments = STEPS[name]
     payload = execute(SS, operation, arguments)
@@ -166,7 +173,7 @@ def same(dir_a, dir_b):
 
 
 def main(argv):
-    if len(argv) >= 5 and argv[0] in ("reads", "step", "stages", "forbidden"):
+    if len(argv) >= 5 and argv[0] in ("reads", "step", "stages", "attribute", "forbidden"):
         agent, directory = Agent(*argv[1:4]), pathlib.Path(argv[4])
         directory.mkdir(parents=True, exist_ok=True)
         if argv[0] == "reads":
@@ -175,8 +182,12 @@ def main(argv):
             capture_step(agent, directory, argv[5])
         elif argv[0] == "stages":
             capture_stages(agent, directory, argv[5])
-        else:
+        elif argv[0] == "attribute" and len(argv) == 8:
+            capture_attribute(agent, directory, argv[5], argv[6], argv[7])
+        elif argv[0] == "forbidden":
             capture_forbidden(agent, directory)
+        else:
+            sys.exit(__doc__)
         return 0
     if len(argv) == 3 and argv[0] == "same":
         return 0 if same(argv[1], argv[2]) else 1
