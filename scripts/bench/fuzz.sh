@@ -45,10 +45,10 @@ declare -A max_len=(
   [imds_document]=20480 [compute]=65536 [not_before]=256 [nodetool_status]=4096 [nodetool_info]=4096
   [nodetool_running]=256 [config]=16384 [http_endpoint]=10240 [emulator_admin]=4096 [etcd_answer]=16384
   [state_codec]=16384 [nodetool_describecluster]=4096 [nodetool_ring]=16384 [nodetool_describering]=16384
-  [jolokia_answer]=8192)
+  [jolokia_answer]=8192 [nodetool_tpstats]=4096 [nodetool_listpendinghints]=4096 [nodetool_getmaxhintwindow]=256)
 all_parsers=(imds_document not_before compute nodetool_status nodetool_info nodetool_running config etcd_answer
   state_codec http_endpoint emulator_admin nodetool_describecluster nodetool_ring nodetool_describering
-  jolokia_answer)
+  jolokia_answer nodetool_tpstats nodetool_listpendinghints nodetool_getmaxhintwindow)
 
 # The repo files parser $1's target is built from: the closure over the compiler's dependency records, from
 # each project header to the source of the same name. The records name repo files relative to build-fuzz

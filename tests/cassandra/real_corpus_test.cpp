@@ -13,6 +13,8 @@
 #include "cassandra/gate/safety_gate.hpp"
 #include "cassandra/nodetool/nodetool_runner.hpp"
 #include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/max_hint_window_parser.hpp"
+#include "cassandra/nodetool_output/pending_hints_parser.hpp"
 #include "cassandra/nodetool_output/running_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra/nodetool_output/tpstats_parser.hpp"
@@ -30,6 +32,8 @@ enum class Kind {
   ConnectFailure,     // is_connect_failure, not refused after drain
   TimedOut,           // killed by the command timeout: no output, neither classification
   Stages,             // stdout parses as `tpstats`: the replica stages' completed tasks
+  PendingHints,       // stdout parses as `listpendinghints`
+  MaxHintWindow,      // stdout parses as `getmaxhintwindow`
 };
 
 struct Capture {
@@ -38,6 +42,7 @@ struct Capture {
   int rc;
   // Status: "address=SS/rack ..." sorted by address, and whether node 127.0.0.3 may leave (RF 3).
   // Info: "gossip native dc rack" as "1 0 dc1 rack2". Running: "1" or "0". Stages: "read mutation counter".
+  // PendingHints: "host_id files oldest_ms newest_ms" a row, ";" between rows. MaxHintWindow: milliseconds.
   const char* expected = "";
   bool node3_may_leave = false;
 };
@@ -78,6 +83,15 @@ const std::vector<Capture> kCaptures = {
     {"frozen_node_info_timeout", Kind::TimedOut, 128 + SIGKILL},
     {"frozen_node_status_timeout", Kind::TimedOut, 128 + SIGKILL},
     {"status_all_un_after_restarts", Kind::Status, 0, kAllUn, true},
+    // hints/ (README): node 127.0.0.41's hints for node 127.0.0.43, captured beside Jolokia's.
+    {"hints/getmaxhintwindow", Kind::MaxHintWindow, 0, "10800000"},
+    {"hints/listpendinghints_none", Kind::PendingHints, 0, ""},
+    {"hints/jmx_refused_listpendinghints", Kind::ConnectFailure, 1},
+    // Hints written for the node while it is down: the open file is not listed.
+    {"hints/listpendinghints_target_down", Kind::PendingHints, 0, ""},
+    {"hints/listpendinghints_dispatching", Kind::PendingHints, 0,
+     "47632689-07ba-40c4-8bca-32acc960e66f 1 1795937490009 1795937490009"},
+    {"hints/listpendinghints_after_dispatch", Kind::PendingHints, 0, ""},
 };
 
 const std::string kDir = "real-5.0/";
@@ -159,6 +173,21 @@ void check(const Capture& c) {
                    c.expected);
         break;
       }
+      case Kind::PendingHints: {
+        BOOST_REQUIRE(outcome.ok());
+        std::string rows;
+        for (const auto& r : cla::test::parsed_value(cla::parse_listpendinghints, outcome.out))
+          rows += (rows.empty() ? "" : ";") + r.host_id + " " + std::to_string(r.total_files) + " " +
+                  std::to_string(r.oldest_ms) + " " + std::to_string(r.newest_ms);
+        BOOST_TEST(rows == c.expected);
+        break;
+      }
+      case Kind::MaxHintWindow:
+        BOOST_REQUIRE(outcome.ok());
+        BOOST_TEST(
+            std::to_string(cla::test::parsed_value(cla::parse_getmaxhintwindow, outcome.out).count()) ==
+            c.expected);
+        break;
       case Kind::Done:
         BOOST_TEST(outcome.ok());
         BOOST_TEST(outcome.out.empty());
@@ -203,9 +232,11 @@ BOOST_AUTO_TEST_CASE(every_file_of_the_corpus_is_a_capture_of_the_table) {
       CLA_TEST_DATA_DIR;  // appended piecewise: GCC 12 misreports `a + "..." + b` (-Warray-bounds)
   dir.append("/cassandra/").append(kDir);
   std::set<std::string> present;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const auto file = entry.path().filename().string();
-    if (file != "README.md" && !entry.is_directory()) present.insert(file);  // placement/: its own suite
+  for (const std::string sub : {"", "hints/"}) {  // placement/: its own suite
+    for (const auto& entry : std::filesystem::directory_iterator(dir + sub)) {
+      const auto file = entry.path().filename().string();
+      if (file != "README.md" && !entry.is_directory()) present.insert(sub + file);
+    }
   }
   for (const auto& file : present) BOOST_TEST(known.count(file) == 1u, "capture not in the table: " << file);
   for (const auto& file : known) BOOST_TEST(present.count(file) == 1u, "capture file missing: " << file);
