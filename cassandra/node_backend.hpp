@@ -17,6 +17,7 @@
 #include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
 #include "state/core_io.hpp"
+#include "state/pending_hints.hpp"
 #include "state/result.hpp"
 
 namespace cla {
@@ -88,6 +89,10 @@ class NodeBackend {
   // The arguments of the JVMs that may be this node's Cassandra (SPEC 3.10: its shutdown announce's setting,
   // shutdown_announce.hpp): the one Jolokia runs in, or every CassandraDaemon on this host.
   virtual boost::asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> jvm_arguments() = 0;
+  // SPEC 3.10: the closed hints files this node holds per target host (`nodetool listpendinghints`), and its
+  // hint window (`nodetool getmaxhintwindow`): how long a peer may be out before its hints are lost.
+  virtual boost::asio::awaitable<NodeRead<PendingHintsList>> pending_hints() = 0;
+  virtual boost::asio::awaitable<NodeRead<std::chrono::milliseconds>> max_hint_window() = 0;
 
   // One attempt at a step, bounded by `timeout` (and by the backend's own command timeout when shorter).
   // Never abandoned by abandon_reads(): a step that changes the node always runs to its end or its bound.

@@ -37,6 +37,9 @@ readonly racks_allowed=$((rf - (rf / 2 + 1)))
 # FD1's agents wait for rack1 between NotBefore - 8 s and the forced drain at NotBefore - 2 s. NotBefore and
 # the emulator's removal times are whole seconds, so a narrower window than these 6 s would be flaky.
 readonly poll_ms=500 drain_lead_s=8 unsafe_lead_s=2 complete_after_s=3 command_timeout_s=10
+# The catch-up after a restore (SPEC 3.10) lasts catch_up_min_s at least: 30 s by default, 1 s in the demo's
+# compressed time (nodetool-sim's peers hold no hints unless told to).
+readonly catch_up_min_s=1
 readonly wave_limit_s=90 scenes_limit_s=60 # the wave takes ~40 s, the scenes ~25 s; give up (and fail) after these
 
 make_work_dir cla-demo # removed at exit unless DEMO_KEEP=1 or the demo failed
@@ -73,14 +76,15 @@ for ((i = 0; i < vms; i++)); do
   config=$(jq -n --arg endpoint "http://$address" --arg sim "$sim_bin" --arg cluster "$cluster" \
     --arg node "127.0.1.$((i + 1))" --argjson poll "$poll_ms" --argjson command_timeout "$command_timeout_s" \
     --argjson lead "$drain_lead_s" --argjson unsafe "$unsafe_lead_s" --argjson rf "$rf" \
-    --argjson coordination "$coordination" --argjson recheck "$unsafe_recheck_s" '{
+    --argjson coordination "$coordination" --argjson recheck "$unsafe_recheck_s" \
+    --argjson catch_up "$catch_up_min_s" '{
       imds: {endpoint: $endpoint, poll_interval_ms: $poll, request_timeout_ms: 2000},
       node: {resource_name: "", fault_domain: -1},
       cassandra: {nodetool: [$sim, "--cluster", $cluster, "--node", $node], command_timeout_s: $command_timeout,
                   restart_command: [$sim, "--cluster", $cluster, "--node", $node, "restart"]},
       topology: {replication_factor: $rf, fault_domain_racks: {"0": "rack1", "1": "rack2", "2": "rack3"}},
       policy: {drain_lead_s: $lead, unsafe_drain_lead_s: $unsafe, approve_shared_events: false,
-               no_impact_freeze_max_s: 9},
+               no_impact_freeze_max_s: 9, catch_up_min_s: $catch_up},
       http: {listen: "127.0.0.1:0"}}
       | if $coordination == {} then . else .coordination = $coordination | .policy.unsafe_recheck_s = $recheck end')
   start_agent "$agent_bin" "$work/agents/$vm" "$config"

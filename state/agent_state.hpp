@@ -52,6 +52,13 @@ struct NodeDrainState {
   std::string boot_id_at_drain;
 };
 
+// After a restore (SPEC 3.10): the node serves again, but its peers still replay the outage's hints to it.
+struct CatchUpState {
+  WallTime since{};             // restore_completed: the node UN again
+  std::int64_t out_s = 0;       // the outage it catches up on
+  std::int64_t hint_files = 0;  // the most hints files for it that one reading found on the other nodes
+};
+
 struct AgentState {
   static constexpr int schema_version = 1;
   std::optional<std::int64_t> last_incarnation{};
@@ -62,6 +69,9 @@ struct AgentState {
   // The last few measured gate + drain durations (oldest first): the drain starts earlier by the longest
   // of them x1.5 (SPEC 3.3).
   std::vector<std::int64_t> drain_durations_ms{};
+  std::optional<CatchUpState> catch_up{};
+  // The last restore came after max_hint_window (SPEC 3.10): until a restore within it.
+  bool repair_needed = false;
 };
 
 }  // namespace cla

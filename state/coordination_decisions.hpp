@@ -4,6 +4,7 @@
 
 #include <boost/json/object.hpp>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -15,7 +16,7 @@
 
 namespace cla {
 
-enum class MemberPhase { serving, draining, drained, restoring };
+enum class MemberPhase { serving, draining, drained, restoring, catching_up };
 std::string_view to_string(MemberPhase phase);
 std::optional<MemberPhase> member_phase_from(std::string_view text);
 std::ostream& operator<<(std::ostream& os, MemberPhase phase);
@@ -30,6 +31,9 @@ struct MemberRecord {
   // Upper-case EventIds this agent approved that are still in its document: an approval does not show in the
   // other VMs' documents while the event stays Scheduled (SPEC 9). Absent in older agents' keys: empty.
   std::vector<std::string> approved;
+  // Host ids this agent's node holds hints for, with their closed hints files (SPEC 3.10): read while another
+  // member is catching_up. Absent in older agents' keys: empty.
+  std::map<std::string, std::int64_t> hints_for;
   WallTime since{};  // when the agent registered
   bool operator==(const MemberRecord&) const = default;
 };

@@ -83,12 +83,15 @@ std::string_view to_string(MemberPhase phase) {
       return "drained";
     case MemberPhase::restoring:
       return "restoring";
+    case MemberPhase::catching_up:
+      return "catching_up";
   }
   return "serving";
 }
 
 std::optional<MemberPhase> member_phase_from(std::string_view text) {
-  for (auto p : {MemberPhase::serving, MemberPhase::draining, MemberPhase::drained, MemberPhase::restoring})
+  for (auto p : {MemberPhase::serving, MemberPhase::draining, MemberPhase::drained, MemberPhase::restoring,
+                 MemberPhase::catching_up})
     if (to_string(p) == text) return p;
   return std::nullopt;
 }
@@ -98,15 +101,21 @@ std::ostream& operator<<(std::ostream& os, MemberPhase phase) {
 }
 
 json::object to_json(const MemberRecord& m) {
-  return {{"vm", m.vm},
-          {"fault_domain", m.fault_domain},
-          {"datacenter", m.datacenter},
-          {"rack", m.rack},
-          {"host_id", m.host_id},
-          {"phase", to_string(m.phase)},
-          {"events", strings(m.events)},
-          {"approved", strings(m.approved)},
-          {"since_ms", unix_ms(m.since)}};
+  json::object o{{"vm", m.vm},
+                 {"fault_domain", m.fault_domain},
+                 {"datacenter", m.datacenter},
+                 {"rack", m.rack},
+                 {"host_id", m.host_id},
+                 {"phase", to_string(m.phase)},
+                 {"events", strings(m.events)},
+                 {"approved", strings(m.approved)},
+                 {"since_ms", unix_ms(m.since)}};
+  if (!m.hints_for.empty()) {
+    json::object hints;
+    for (const auto& [host_id, files] : m.hints_for) hints[host_id] = files;
+    o["hints_for"] = std::move(hints);
+  }
+  return o;
 }
 
 json::object to_json(const KnownRecord& r) {
@@ -149,6 +158,13 @@ Result<MemberRecord> member_from_json(std::string_view text) {
   const std::string phase = in.str("phase");
   m.events = in.list("events");
   m.approved = in.optional_list("approved");
+  if (const auto* hints = object->if_contains("hints_for")) {
+    if (!hints->is_object()) return make_error("member key: field hints_for missing or mistyped");
+    for (const auto& [host_id, files] : hints->get_object()) {
+      if (!files.is_int64()) return make_error("member key: field hints_for missing or mistyped");
+      m.hints_for.emplace(std::string(host_id), files.get_int64());
+    }
+  }
   m.since = WallTime{} + std::chrono::milliseconds(in.num("since_ms"));
   if (!in.missing.empty()) return make_error("member key: field " + in.missing + " missing or mistyped");
   const auto parsed = member_phase_from(phase);

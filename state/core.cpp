@@ -179,6 +179,7 @@ void Core::on_started(EventRecord& rec, Actions& out) {
 void Core::on_removed(EventRecord& rec, Actions& out) {
   if (rec.plan == EventPlan::other_vm) return;
   const std::string key = to_upper(rec.event.id);
+  drain_due_.erase(key);
   log_event(out, Severity::info, "event_removed", rec,
             {{"was_drained_for", state_.node.drained_for.count(key) > 0}, {"approved", rec.approved}});
   state_.node.drained_for.erase(key);
@@ -236,6 +237,8 @@ void Core::advance(WallTime now, Actions& out) {
   if (!busy()) defer_restore(now, out);
   if (!busy() && !drain_work(now, out) && !restore_work(now, out)) emit_pending_ended(out);
   approval_work(now, out);
+  catch_up_work(now, out);
+  hint_window_work(now, out);
 }
 
 std::optional<WallTime> Core::next_wakeup(WallTime now) const {
@@ -260,6 +263,11 @@ std::optional<WallTime> Core::next_wakeup(WallTime now) const {
   for (const auto& [key, at] : approval_retry_at_) consider(at);
   if (!quiet_ && !stages_in_flight_ && stages_next_read_) consider(*stages_next_read_);
   if (restore_retry_at_) consider(*restore_retry_at_);
+  if (const auto closing = hint_window_closing_at()) consider(*closing);
+  if (state_.catch_up) {
+    consider(state_.catch_up->since + policy_.catch_up_max);
+    if (catch_up_next_read_ && !catch_up_in_flight_) consider(*catch_up_next_read_);
+  }
   return best;
 }
 

@@ -37,6 +37,10 @@ class Core {
   Actions on_shared_verdict(const std::string& event_id, const SharedOutcome& outcome, WallTime now);
   // The answer to ReadStages (SPEC 3.10).
   Actions on_stages(const StagesOutcome& outcome, WallTime now);
+  // The answer to ReadCatchUp (SPEC 3.10).
+  Actions on_catch_up(const CatchUpOutcome& outcome, WallTime now);
+  // The node's max_hint_window as the shell last read it (SPEC 3.10).
+  void note_hint_window(std::chrono::milliseconds window);
 
   // The wall time of a nodetool call that succeeded (the start-up's, the gate's, a step's): before this
   // node's first measured drain, what its drain is expected to take is derived from them (SPEC 3.3).
@@ -111,6 +115,18 @@ class Core {
   bool node_quiet(const EventRecord& rec, WallTime now, Actions& out);
   void reset_quiet();
 
+  // catching up after a restore (core_catch_up.cpp, SPEC 3.10)
+  void begin_catch_up(std::optional<WallTime> out_since, WallTime now, Actions& out);
+  void catch_up_work(WallTime now, Actions& out);
+  void end_catch_up(WallTime now, bool timed_out, Actions& out);
+  void drop_catch_up();
+  void reset_catch_up_reads();
+
+  // the hint window (core_hint_window.cpp, SPEC 3.10)
+  std::optional<WallTime> hint_window_closing_at() const;
+  void hint_window_work(WallTime now, Actions& out);
+  void judge_hint_window(std::optional<WallTime> out_since, WallTime now, Actions& out);
+
   // coordination (core_coordination.cpp)
   bool admission_allows(EventRecord& rec, WallTime now, Actions& out, bool unconditional);
   bool shared_approval_allows(EventRecord& rec, Actions& out);
@@ -133,6 +149,9 @@ class Core {
   // step anyway (it is harmless on a serving node), a drain the disable step (SPEC 3.6).
   bool gossip_unknown_after_boot_ = false;
   bool binary_unknown_after_boot_ = false;
+
+  // Drains found due (upper-case EventId -> the NotBefore it was due for, and since when): see drain_at.
+  std::map<std::string, std::pair<WallTime, WallTime>> drain_due_;
 
   std::optional<Step> step_in_flight_;
   bool safety_in_flight_ = false;
@@ -179,6 +198,15 @@ class Core {
   std::optional<WallTime> quiet_wait_from_;  // the first approval that waited for it
   std::optional<WallTime> quiet_since_;      // the answer that first showed the counts of stages_last_
   std::optional<StageCounts> stages_last_;
+
+  std::optional<std::chrono::milliseconds> hint_window_;
+  bool hint_window_warned_ = false;  // hint_window_closing said for this outage
+
+  // Catching up: the holders' read (state_.catch_up says whether the node catches up).
+  bool catch_up_in_flight_ = false;
+  bool catch_up_failure_logged_ = false;
+  std::optional<WallTime> catch_up_next_read_;
+  std::vector<std::string> catch_up_holders_;  // the last answer's
 
   std::optional<std::string> approval_in_flight_;
   std::map<std::string, WallTime> approval_retry_at_;

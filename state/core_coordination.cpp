@@ -63,8 +63,9 @@ Actions Core::on_admission(const AdmissionOutcome& outcome, WallTime now) {
     }
   }
   advance(now, out);
-  // Admitted, but no drain took it (the event went while etcd answered): the record must not hold a rack.
-  if (admission_ == CoordinationResult::allowed && !state_.node.out_of_service) {
+  // Admitted, but no drain took it (the event went while etcd answered): the record must not hold a rack
+  // (unless the node still catches up: then it holds it for that).
+  if (admission_ == CoordinationResult::allowed && !state_.node.out_of_service && !state_.catch_up) {
     admission_.reset();
     out.push_back(ReleaseDrain{});
   }
@@ -78,7 +79,7 @@ Actions Core::on_drain_recorded(const AdmissionOutcome& outcome, WallTime now) {
   note_coordination(outcome.result, outcome.detail, now, out);
   advance(now, out);
   // The drain is over already (its event went while etcd answered): the record must not hold a rack.
-  if (outcome.result == CoordinationResult::allowed && !state_.node.out_of_service)
+  if (outcome.result == CoordinationResult::allowed && !state_.node.out_of_service && !state_.catch_up)
     out.push_back(ReleaseDrain{});
   return out;
 }
@@ -140,7 +141,7 @@ Actions Core::on_shared_verdict(const std::string& event_id, const SharedOutcome
 MemberPhase Core::member_phase() const {
   if (restoring_) return MemberPhase::restoring;
   const NodeDrainState& node = state_.node;
-  if (!node.out_of_service) return MemberPhase::serving;
+  if (!node.out_of_service) return state_.catch_up ? MemberPhase::catching_up : MemberPhase::serving;
   if (!node.binary_disabled || !node.gossip_disabled) return MemberPhase::draining;
   for (const auto& key : node.drained_for) {
     auto it = state_.events.find(key);

@@ -33,8 +33,14 @@ boost::json::object unsafe_fields(const std::optional<SafetyResult>& unsafe) {
 
 WallTime Core::drain_at(const EventRecord& rec) const {
   if (rec.plan == EventPlan::user_drain || !rec.event.not_before) return rec.first_seen;
-  return *rec.event.not_before - policy_.drain_lead -
-         std::chrono::duration_cast<WallTime::duration>(expected_drain(rec));
+  const WallTime computed = *rec.event.not_before - policy_.drain_lead -
+                            std::chrono::duration_cast<WallTime::duration>(expected_drain(rec));
+  // Once found due, a drain stays due for that NotBefore: the estimate shrinks as faster calls (the gate's
+  // own) replace slower ones among the last few, and the verdict asked for the drain must still be used.
+  const auto due = drain_due_.find(to_upper(rec.event.id));
+  if (due != drain_due_.end() && due->second.first == *rec.event.not_before)
+    return std::min(computed, due->second.second);
+  return computed;
 }
 
 std::chrono::milliseconds Core::expected_drain(const EventRecord& rec) const {
@@ -111,6 +117,8 @@ bool Core::drain_event(const std::string& key, EventRecord& rec, bool first_pass
       if (rec.event.status != EventStatus::scheduled)
         return false;  // an unknown status: wait for a known one
       if (now < drain_at(rec)) return false;
+      if (rec.event.not_before)
+        drain_due_.insert_or_assign(key, std::pair{*rec.event.not_before, drain_at(rec)});
       bool forced = false;
       if (rec.plan == EventPlan::platform_drain && !gate_allows(rec, now, out, forced))
         return reads_in_flight();
@@ -260,6 +268,7 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
   const bool gated = rec.plan == EventPlan::platform_drain && !rec.emergency && !forced && !node_is_out();
   if (gated && !drain_started_at_) drain_measured_from_ = safety_asked_at_.value_or(now);
   if (!node.out_of_service) {
+    drop_catch_up();
     node.out_of_service = true;
     node.out_since = now;
     node.boot_id_at_drain = boot_id_;

@@ -42,6 +42,8 @@ std::string_view to_string(MaintenancePhase phase) {
       return "NodeMaintenanceStart";
     case MaintenancePhase::ended:
       return "NodeMaintenanceEnded";
+    case MaintenancePhase::repair_needed:
+      return "NodeRepairNeeded";
   }
   return "unknown";
 }
@@ -84,6 +86,9 @@ bool operator==(const AbandonReads&, const AbandonReads&) {
 bool operator==(const ReadStages&, const ReadStages&) {
   return true;
 }
+bool operator==(const ReadCatchUp&, const ReadCatchUp&) {
+  return true;
+}
 std::ostream& operator<<(std::ostream& os, const StageCounts& c) {
   return os << "{read " << c.read << " mutation " << c.mutation << " counter " << c.counter_mutation << "}";
 }
@@ -112,6 +117,7 @@ struct Printer {
   void operator()(const ReleaseDrain&) const { os << "release_drain"; }
   void operator()(const AbandonReads&) const { os << "abandon_reads"; }
   void operator()(const ReadStages&) const { os << "read_stages"; }
+  void operator()(const ReadCatchUp&) const { os << "read_catch_up"; }
   void operator()(const Notify& a) const {
     os << "notify{" << to_string(a.phase) << "," << a.event_id << "," << a.event_type << "}";
   }

@@ -28,7 +28,8 @@ enum class Step {
 std::string_view to_string(Step step);
 bool is_drain_step(Step step);
 
-enum class MaintenancePhase { scheduled, starting, start, ended };
+// repair_needed: NodeRepairNeeded (SPEC 3.10), after a restore past the hint window.
+enum class MaintenancePhase { scheduled, starting, start, ended, repair_needed };
 std::string_view to_string(MaintenancePhase phase);  // NodeMaintenanceScheduled, ...
 
 struct LogAction {
@@ -71,6 +72,8 @@ struct AbandonReads {};
 struct ReleaseDrain {};
 // Read the replica stages' completed tasks (SPEC 3.10); answered by on_stages.
 struct ReadStages {};
+// Which nodes still hold hints for this one (SPEC 3.10); answered by on_catch_up.
+struct ReadCatchUp {};
 struct Notify {
   MaintenancePhase phase = MaintenancePhase::scheduled;
   std::string event_id;
@@ -80,7 +83,7 @@ struct Notify {
 };
 
 using Action = std::variant<LogAction, CheckSafety, RefreshSchema, RunStep, Approve, Persist, Notify, Admit,
-                            CheckSharedApproval, ReleaseDrain, AbandonReads, ReadStages>;
+                            CheckSharedApproval, ReleaseDrain, AbandonReads, ReadStages, ReadCatchUp>;
 
 bool operator==(const LogAction& a, const LogAction& b);
 bool operator==(const CheckSafety&, const CheckSafety&);
@@ -94,6 +97,7 @@ bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b);
 bool operator==(const ReleaseDrain&, const ReleaseDrain&);
 bool operator==(const AbandonReads&, const AbandonReads&);
 bool operator==(const ReadStages&, const ReadStages&);
+bool operator==(const ReadCatchUp&, const ReadCatchUp&);
 std::ostream& operator<<(std::ostream& os, const Action& action);
 
 // Observations fed back by the shell.
@@ -125,6 +129,17 @@ std::ostream& operator<<(std::ostream& os, const StageCounts& c);  // "{read R m
 // ReadStages' answer: the counts, or why there are none.
 struct StagesOutcome {
   std::optional<StageCounts> counts;
+  std::string detail;
+};
+
+// ReadCatchUp's answer: the nodes still holding hints for this one, as the shell could read them.
+// Coordinated, from the other members' keys (each publishes the host ids its node holds hints for);
+// uncoordinated the shell sees no other node's hints: `holders` stays empty and only catch_up_min holds the
+// node.
+struct CatchUpOutcome {
+  bool read = false;                 // false: not read (etcd unreachable...): `detail` says why
+  std::vector<std::string> holders;  // e.g. "vm1 (2 hints files)"
+  std::int64_t hint_files = 0;       // their hints files for this node, summed
   std::string detail;
 };
 

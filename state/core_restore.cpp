@@ -71,8 +71,10 @@ Actions Core::start(const StartupInfo& info, WallTime now) {
   }
   state_.boot_id = boot_id_;
   out.push_back(Persist{});
-  // Killed between restore_completed and the record's removal: the node serves, its record must go.
-  if (policy_.coordinated && !state_.node.out_of_service && !found_disabled) out.push_back(ReleaseDrain{});
+  // Killed between the catch-up's end and the record's removal: the node serves, its record must go. While it
+  // catches up (SPEC 3.10) the record stays: the next rack waits for it.
+  if (policy_.coordinated && !state_.node.out_of_service && !found_disabled && !state_.catch_up)
+    out.push_back(ReleaseDrain{});
   return out;
 }
 
@@ -248,6 +250,7 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
 
 void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   NodeDrainState& node = state_.node;
+  const std::optional<WallTime> out_since = node.out_since;
   boost::json::object f;
   if (node.out_since)
     f["out_s"] = std::chrono::duration_cast<std::chrono::seconds>(now - *node.out_since).count();
@@ -259,7 +262,8 @@ void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   restore_failure_logged_ = false;
   restore_retry_at_.reset();
   log(out, Severity::info, "restore_completed", std::move(f));
-  if (policy_.coordinated) out.push_back(ReleaseDrain{});
+  judge_hint_window(out_since, now, out);
+  begin_catch_up(out_since, now, out);  // releases the drain record once caught up
   out.push_back(Persist{});
 }
 

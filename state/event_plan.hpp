@@ -24,6 +24,13 @@ struct CorePolicy {
   // Quiet before approval (SPEC 3.10): the replica stages' completed tasks unchanged this long; 0 approves at
   // once.
   std::chrono::seconds quiet{2};
+  // Catching up (SPEC 3.10): caught up once no node holds hints for this one, not before catch_up_min (a
+  // hints file is listed only once closed), and at the latest at catch_up_max; catch_up_max 0: no wait.
+  std::chrono::seconds catch_up_min{30};
+  std::chrono::seconds catch_up_max{1800};
+  // Who holds hints is asked this often while the node catches up (coordinated: one etcd read; peers'
+  // hints are dispatched every 10 s).
+  std::chrono::seconds catch_up_read_interval{5};
   std::chrono::seconds starting_node_retry{5};  // enable* refused by a node still starting after a restart
   std::chrono::seconds drain_deadline_without_not_before{60};
   // A gate check or admission asked at or after an event's forced instant (seen late) is waited for this long

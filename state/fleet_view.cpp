@@ -40,6 +40,18 @@ std::string joined(const json::value& array) {
   return out.empty() ? "-" : out;
 }
 
+// SPEC 3.10: the hints a member's node holds, per target: the target's VM when a member key names its host.
+json::array hints_of(const MemberRecord& m, const std::vector<MemberRecord>& members) {
+  json::array out;
+  for (const auto& [host_id, files] : m.hints_for) {
+    std::string target = host_id;
+    for (const auto& other : members)
+      if (other.host_id == host_id) target = other.vm;
+    out.push_back(json::object{{"for", target}, {"host_id", host_id}, {"files", files}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json::object fleet_view(const FleetInput& in) {
@@ -51,6 +63,7 @@ json::object fleet_view(const FleetInput& in) {
                                    {"rack", m.rack},
                                    {"fault_domain", m.fault_domain},
                                    {"events", strings(m.events)},
+                                   {"hints", hints_of(m, in.members)},
                                    {"age_s", age_s(m.since, in.now)}});
   for (const auto& d : in.drains) {
     const bool alive = std::any_of(in.members.begin(), in.members.end(),
@@ -124,7 +137,10 @@ std::string fleet_text(const json::object& view) {
     const auto& m = v.as_object();
     out << "  " << str(m.at("vm")) << "  " << str(m.at("phase")) << "  rack " << str(m.at("rack")) << "  fd "
         << m.at("fault_domain").as_int64() << "  age " << m.at("age_s").as_int64() << " s  events "
-        << joined(m.at("events")) << "\n";
+        << joined(m.at("events"));
+    for (const auto& h : m.at("hints").as_array())
+      out << "  holds hints for " << str(h.at("for")) << " (" << h.at("files").as_int64() << " files)";
+    out << "\n";
   }
   out << "drain records (" << view.at("drains").as_array().size() << "):\n";
   for (const auto& v : view.at("drains").as_array()) {

@@ -121,21 +121,27 @@ json::value encode_state(const AgentState& state) {
   json::array pending;
   for (const auto& p : state.pending_ended) pending.push_back(encode_event(p.event));
   json::array durations(state.drain_durations_ms.begin(), state.drain_durations_ms.end());
-  return json::object{{"schema_version", AgentState::schema_version},
-                      {"last_incarnation",
-                       state.last_incarnation ? json::value(*state.last_incarnation) : json::value(nullptr)},
-                      {"boot_id", state.boot_id},
-                      {"node",
-                       {{"drained", n.out_of_service},
-                        {"binary_disabled", n.binary_disabled},
-                        {"gossip_disabled", n.gossip_disabled},
-                        {"memtables_flushed", n.flushed},
-                        {"drained_for", std::move(drained_for)},
-                        {"out_since_ms", opt_ms(n.out_since)},
-                        {"boot_id_at_drain", n.boot_id_at_drain}}},
-                      {"events", std::move(events)},
-                      {"pending_ended", std::move(pending)},
-                      {"drain_durations_ms", std::move(durations)}};
+  return json::object{
+      {"schema_version", AgentState::schema_version},
+      {"last_incarnation",
+       state.last_incarnation ? json::value(*state.last_incarnation) : json::value(nullptr)},
+      {"boot_id", state.boot_id},
+      {"node",
+       {{"drained", n.out_of_service},
+        {"binary_disabled", n.binary_disabled},
+        {"gossip_disabled", n.gossip_disabled},
+        {"memtables_flushed", n.flushed},
+        {"drained_for", std::move(drained_for)},
+        {"out_since_ms", opt_ms(n.out_since)},
+        {"boot_id_at_drain", n.boot_id_at_drain}}},
+      {"events", std::move(events)},
+      {"pending_ended", std::move(pending)},
+      {"drain_durations_ms", std::move(durations)},
+      {"repair_needed", state.repair_needed},
+      {"catch_up", state.catch_up ? json::value(json::object{{"since_ms", to_ms(state.catch_up->since)},
+                                                             {"out_s", state.catch_up->out_s},
+                                                             {"hint_files", state.catch_up->hint_files}})
+                                  : json::value(nullptr)}};
 }
 
 Result<AgentState> decode_state(std::string_view text) {
@@ -181,6 +187,13 @@ Result<AgentState> decode_state(std::string_view text) {
         if (ms < 0) throw std::runtime_error("negative drain duration");
         s.drain_durations_ms.push_back(ms);
       }
+    // Absent in files written before SPEC 3.10's catch-up and hint window.
+    s.repair_needed = flag_or_false(o, "repair_needed");
+    if (const json::value* c = o.if_contains("catch_up"); c && !c->is_null()) {
+      const json::object& co = c->as_object();
+      s.catch_up = CatchUpState{from_ms(at(co, "since_ms").as_int64()), at(co, "out_s").as_int64(),
+                                at(co, "hint_files").as_int64()};
+    }
     return s;
   } catch (const std::exception& e) {
     return make_error(std::string("unexpected content: ") + e.what());

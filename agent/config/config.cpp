@@ -77,6 +77,8 @@ Check read_config(const boost::json::value& root, Config& c) {
                      {"approve_shared_events", bool_into(c.policy.approve_shared_events)},
                      {"flush_before_restart", bool_into(c.policy.flush_before_restart)},
                      {"quiet_s", duration_into(c.policy.quiet_s, 0, 60)},
+                     {"catch_up_min_s", duration_into(c.policy.catch_up_min_s, 0, 600)},
+                     {"catch_up_max_s", duration_into(c.policy.catch_up_max_s, 0, 86400)},
                  })},
       {"hooks", object_of({{"notify", argv_into(c.hooks.notify, true)}})},
       {"state_file", string_into(c.state_file, check_file_path)},
@@ -153,7 +155,9 @@ boost::json::object config_to_json(const Config& c) {
                                       {"approve_user_events", c.policy.approve_user_events},
                                       {"approve_shared_events", c.policy.approve_shared_events},
                                       {"flush_before_restart", c.policy.flush_before_restart},
-                                      {"quiet_s", c.policy.quiet_s.count()}};
+                                      {"quiet_s", c.policy.quiet_s.count()},
+                                      {"catch_up_min_s", c.policy.catch_up_min_s.count()},
+                                      {"catch_up_max_s", c.policy.catch_up_max_s.count()}};
   out["hooks"] = boost::json::object{{"notify", to_json_array(c.hooks.notify)}};
   out["state_file"] = c.state_file;
   out["log"] = boost::json::object{{"file", c.log.file}, {"level", to_string(c.log.level)}};

@@ -69,6 +69,10 @@ struct PolicyConfig {
   bool approve_shared_events = false;
   bool flush_before_restart = true;
   std::chrono::seconds quiet_s{2};  // SPEC 3.10: the replica stages unchanged this long before an approval
+  // SPEC 3.10: after a restore, caught up once no node holds hints for it, not before catch_up_min_s (a hints
+  // file is listed only once closed) and at the latest after catch_up_max_s (0: no catch-up wait).
+  std::chrono::seconds catch_up_min_s{30};
+  std::chrono::seconds catch_up_max_s{1800};
   bool operator==(const PolicyConfig&) const = default;
 };
 

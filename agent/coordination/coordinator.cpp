@@ -154,6 +154,13 @@ void Coordinator::set_identity(const std::string& datacenter, const std::string&
   if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
 }
 
+void Coordinator::set_hints_for(std::map<std::string, std::int64_t> hints_for) {
+  if (self_.hints_for == hints_for) return;
+  self_.hints_for = std::move(hints_for);
+  member_dirty_ = true;
+  if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
+}
+
 void Coordinator::set_member(MemberPhase phase, std::vector<std::string> events,
                              std::vector<std::string> approved) {
   if (self_.phase == phase && self_.events == events && self_.approved == approved) return;

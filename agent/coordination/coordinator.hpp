@@ -65,6 +65,8 @@ class Coordinator {
   void start();  // the lease keeper; the member key is put at each grant
   // The member key's phase, events and approvals; written (in the background) when they change.
   void set_member(MemberPhase phase, std::vector<std::string> events, std::vector<std::string> approved);
+  // SPEC 3.10: the host ids this node holds hints for, with their files (empty: none, or nobody catches up).
+  void set_hints_for(std::map<std::string, std::int64_t> hints_for);
   // The node's DC, rack, host id and address, as nodetool reports them: the member key and known/<vm>.
   void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id,
                     const std::string& address);

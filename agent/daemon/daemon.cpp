@@ -116,6 +116,8 @@ asio::awaitable<int> Daemon::run() {
   policy.unsafe_drain_lead = config_.policy.unsafe_drain_lead_s;
   policy.unsafe_recheck = config_.policy.unsafe_recheck_s;
   policy.quiet = config_.policy.quiet_s;
+  policy.catch_up_min = config_.policy.catch_up_min_s;
+  policy.catch_up_max = config_.policy.catch_up_max_s;
   policy.no_impact_freeze_max_s = config_.policy.no_impact_freeze_max_s.count();
   policy.hold_between_events = config_.policy.hold_between_events_s;
   policy.approve_user_events = config_.policy.approve_user_events;
@@ -346,6 +348,7 @@ std::string Daemon::state_json() const {
   o["fault_domain"] = fault_domain_;
   o["dry_run"] = dry_run_;
   o["busy"] = core_->busy();
+  o["phase"] = to_string(core_->member_phase());
   o["last_poll_success_ms"] = last_poll_success_
                                   ? boost::json::value(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                            last_poll_success_->time_since_epoch())

@@ -84,6 +84,11 @@ class Daemon {
                        const NodeChangeAttempt& last);
   boost::asio::awaitable<StepOutcome> confirm_restored();
   boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
+  // catching up (daemon_catch_up.cpp, SPEC 3.10)
+  boost::asio::awaitable<void> read_catch_up();
+  boost::asio::awaitable<void> publish_hints();
+  // Host id -> closed hints files this node holds for it (empty when unreadable, said once).
+  boost::asio::awaitable<std::map<std::string, std::int64_t>> hints_held_for_gate();
   // the gate and the schema refresh (daemon_replication.cpp)
   struct ClusterView {
     ClusterStatus status;
@@ -94,6 +99,7 @@ class Daemon {
   boost::asio::awaitable<SafetyResult> evaluate_gate();
   boost::asio::awaitable<void> refresh_schema(std::string why);
   boost::asio::awaitable<Result<ReplicationSnapshot>> read_schema();
+  boost::asio::awaitable<void> read_hint_window();
   void maybe_refresh_schema(const char* why);
   boost::asio::awaitable<void> schema_for_check();
   ExactAdmissionCheck exact_admission() const;
@@ -112,6 +118,7 @@ class Daemon {
   std::set<std::string> impacted_host_ids() const;
   // daemon_watcher.cpp: the watcher's role and, as its leader, agentless drain records (SPEC 9), each poll.
   boost::asio::awaitable<void> watch();
+  boost::asio::awaitable<void> watch_roles();
   boost::asio::awaitable<void> lead();
   void set_watcher_role(WatcherRole role);
   // The leader and the secondary step at every poll (the secondary must take over within lease_ttl_s + one
@@ -171,6 +178,8 @@ class Daemon {
   SteadyTime watched_at_{};         // the last watcher step's start
   bool agentless_pending_ = false;  // the leader's last read had an agentless record (to release)
   std::string own_host_id_;         // from nodetool info once; forgotten when Cassandra is restarted
+  bool gate_hints_unreadable_logged_ = false;
+  bool hint_window_unreadable_logged_ = false;
   // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
   // was attempted, and the last check's view of the cluster (admission judges by it).
   std::shared_ptr<const ReplicationSnapshot> snapshot_;

@@ -106,12 +106,15 @@ void Daemon::execute(Actions actions) {
       spawn(check_shared(c->event_id), "check_shared_approval");
     } else if (std::holds_alternative<ReadStages>(action)) {
       spawn(read_stages(), "read_stages");
+    } else if (std::holds_alternative<ReadCatchUp>(action)) {
+      spawn(read_catch_up(), "read_catch_up");
     } else if (std::holds_alternative<ReleaseDrain>(action)) {
       if (coordinator_) spawn(coordinator_->release(), "release_drain");
     }
   }
   sync_member();
   metrics_.set_node_drained(core_->state().node.out_of_service);
+  metrics_.set_repair_needed(core_->state().repair_needed);
   rearm_timer();
 }
 

@@ -36,6 +36,25 @@ void name_neighbours(SafetyResult& result,
   }
 }
 
+// SPEC 3.10: the peers this node still holds hints for catch up, and count as unavailable: the verdict that
+// they make unsafe says so (`reason: "catching_up"`, each with its hints files held here).
+void name_catching_up(SafetyResult& result,
+                      const std::vector<std::pair<std::string, std::string>>& catching_up,
+                      const std::map<std::string, std::int64_t>& held) {
+  if (result.safe || catching_up.empty()) return;
+  boost::json::array nodes;
+  for (const auto& [address, host_id] : catching_up)
+    nodes.push_back(
+        boost::json::object{{"address", address}, {"host_id", host_id}, {"hints_files", held.at(host_id)}});
+  result.fields["reason"] = "catching_up";
+  result.fields["catching_up"] = std::move(nodes);
+  if (auto* down = result.fields.if_contains("down"); down && down->is_array())
+    for (auto& entry : down->get_array())
+      for (const auto& [address, host_id] : catching_up)
+        if (entry.is_string() && entry.get_string() == address)
+          entry = address + " (catching up: " + std::to_string(held.at(host_id)) + " hints files held here)";
+}
+
 }  // namespace
 
 // `status` at every check; `info` beside the first one only (the host id does not change while Cassandra
@@ -82,11 +101,13 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   if (abandoned_since(generation)) co_return SafetyResult{false, "abandoned", {}, {}};
   const SteadyTime status_taken_at = std::chrono::steady_clock::now();
   Result<ClusterView> view = make_error("not read");
+  std::map<std::string, std::int64_t> held;
   auto read_view = [&]() -> asio::awaitable<void> { view = co_await read_cluster_view(); };
+  auto read_hints = [&]() -> asio::awaitable<void> { held = co_await hints_held_for_gate(); };
   if (coordinator_ && neighbours_possible(last_events_, resource_name_))
-    co_await (fleet_view_for_check() && read_view());
+    co_await (fleet_view_for_check() && read_view() && read_hints());
   else
-    co_await read_view();
+    co_await (read_view() && read_hints());
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
   const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
@@ -99,10 +120,18 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   const auto neighbours = impacted_nodes(view->status, status_taken_at);
   std::vector<std::string> unavailable;
   for (const auto& [address, impact] : neighbours) unavailable.push_back(address);
+  std::vector<std::pair<std::string, std::string>> catching_up;  // address, host id
+  for (const auto& [host_id, files] : held) {
+    const auto addresses = addresses_of_host_ids(view->status, {host_id});
+    if (addresses.empty() || host_id == view->self.host_id) continue;
+    catching_up.emplace_back(addresses.front(), host_id);
+    unavailable.push_back(addresses.front());
+  }
   GateDecision d =
       decide_gate({view->status, view->self, view->address, snapshot_.get(), config_.topology.consistency,
                    config_.topology.replication_factor, std::move(unavailable)});
   name_neighbours(d.result, neighbours);
+  name_catching_up(d.result, catching_up, held);
   if (d.result.safe && d.verdict)
     log_line(LogLevel::debug, "safe_to_drain",
              {{"consistency", to_string(config_.topology.consistency)},
@@ -122,9 +151,9 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
   auto read_into = [&]() -> asio::awaitable<void> { schema.emplace(co_await read_schema()); };
   auto view = [&]() -> asio::awaitable<void> { (void)co_await read_cluster_view(); };
   if (last_view_)
-    co_await read_into();
+    co_await (read_into() && read_hint_window());
   else
-    co_await (read_into() && view());
+    co_await (read_into() && view() && read_hint_window());
   Result<ReplicationSnapshot> snapshot = std::move(*schema);
   refreshing_ = false;
   refresh_done_.cancel();  // a gate check waiting for this refresh goes on
@@ -159,6 +188,24 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
             {"keyspaces", snapshot_->cluster.keyspaces ? snapshot_->cluster.keyspaces->size() : 0},
             {"unprotectable", unprotectable.size()},
             {"consistency", to_string(config_.topology.consistency)}});
+}
+
+// SPEC 3.10: max_hint_window, with the schema (a restart of Cassandra may change it). Unreadable, the last
+// reading stands; said once until a reading succeeds.
+asio::awaitable<void> Daemon::read_hint_window() {
+  if (dry_run_ && !core_) co_return;
+  auto window = co_await node_->max_hint_window();
+  if (stopping_ || !core_) co_return;
+  if (!window) {
+    if (!hint_window_unreadable_logged_)
+      log_line(LogLevel::warning, "hint_window_unreadable",
+               {{"detail", window.error().message()},
+                {"note", "repair_needed and hint_window_closing judge by the last window read, if any"}});
+    hint_window_unreadable_logged_ = true;
+    co_return;
+  }
+  hint_window_unreadable_logged_ = false;
+  core_->note_hint_window(*window);
 }
 
 // describecluster and ring (independent reads; with nodetool, each a JVM start: at once) into a snapshot; why

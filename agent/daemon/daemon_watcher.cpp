@@ -30,11 +30,17 @@ bool Daemon::watch_due() {
 
 asio::awaitable<void> Daemon::watch() {
   watching_ = true;
+  co_await watch_roles();
+  if (stopping_) co_return;
+  co_await publish_hints();  // SPEC 3.10: at the same pace, what this node holds for a member catching up
+  watching_ = false;
+}
+
+asio::awaitable<void> Daemon::watch_roles() {
   auto roles = co_await coordinator_->read_roles();
   if (stopping_) co_return;
   if (!roles) {
     log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(roles.error())}});
-    watching_ = false;
     co_return;  // the role stays as last known: its key lives as long as the lease
   }
   const RoleDecision d = decide_role(resource_name_, fault_domain_, roles->leader, roles->secondary);
@@ -44,7 +50,6 @@ asio::awaitable<void> Daemon::watch() {
   if (stopping_) co_return;
   set_watcher_role(role);
   if (role == WatcherRole::leader) co_await lead();
-  watching_ = false;
 }
 
 asio::awaitable<void> Daemon::lead() {

@@ -50,7 +50,7 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
 const prometheus::Histogram::BucketBoundaries kNodetoolBuckets{0.05, 0.1, 0.25, 0.5, 1,  2.5,
                                                                5,    10,  20,   30,  60, 120};
 
-constexpr std::array<const char*, 4> kPhases{"serving", "draining", "drained", "restoring"};
+constexpr std::array<const char*, 5> kPhases{"serving", "draining", "drained", "restoring", "catching_up"};
 
 const char* verdict_label(GateVerdict v) {
   switch (v) {
@@ -117,9 +117,10 @@ void add_event_families(const std::vector<EventSeries>& events, WallTime now,
 }
 
 void add_phase_family(std::string_view phase, std::vector<MetricFamily>& out) {
-  auto f = family("cla_node_phase",
-                  "1 for the node's current phase (serving, draining, drained, restoring), 0 for the others",
-                  MetricType::Gauge);
+  auto f = family(
+      "cla_node_phase",
+      "1 for the node's current phase (serving, draining, drained, restoring, catching_up), 0 for the others",
+      MetricType::Gauge);
   for (const char* p : kPhases) f.metric.push_back(gauge(phase == p ? 1 : 0, {{"phase", p}}));
   out.push_back(std::move(f));
 }
@@ -182,6 +183,11 @@ Metrics::Metrics()
       node_drained_(gauge_family(*registry_, "cla_node_drained",
                                  "1 while the agent holds the Cassandra node out of service")
                         .Add({})),
+      repair_needed_(
+          gauge_family(*registry_, "cla_repair_needed",
+                       "1 while the node's last restore came after max_hint_window: it lost hints, "
+                       "run a repair")
+              .Add({})),
       unsafe_blocks_(counter_family(*registry_, "cla_unsafe_blocks_total",
                                     "Safety-gate checks that held a drain back (unsafe), one per check")
                          .Add({})),
@@ -275,6 +281,10 @@ void Metrics::restore(std::string_view result) {
 
 void Metrics::set_node_drained(bool drained) {
   node_drained_.Set(drained ? 1 : 0);
+}
+
+void Metrics::set_repair_needed(bool needed) {
+  repair_needed_.Set(needed ? 1 : 0);
 }
 
 void Metrics::unsafe_block() {

@@ -33,7 +33,7 @@ struct EventSeries {
 };
 
 // What the metrics read at scrape time rather than at every poll (an idle poll must stay cheap): the
-// pending events of this VM and the node's phase (serving, draining, drained, restoring).
+// pending events of this VM and the node's phase (serving, draining, drained, restoring, catching_up).
 struct MetricsSources {
   std::function<std::vector<EventSeries>()> events;
   std::function<std::string_view()> node_phase;
@@ -71,6 +71,8 @@ class Metrics {
   // One restore attempt. result: ok, failed (every failed attempt, retries included)
   void restore(std::string_view result);
   void set_node_drained(bool drained);
+  // SPEC 3.10: the last restore came after max_hint_window; 0 again after a restore within it.
+  void set_repair_needed(bool needed);
   void unsafe_block();
   // The replication-safety gate's last answer and when it was taken.
   void set_gate_verdict(GateVerdict verdict, WallTime at);
@@ -100,6 +102,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& approvals_;
   prometheus::Family<prometheus::Counter>& restores_;
   prometheus::Gauge& node_drained_;
+  prometheus::Gauge& repair_needed_;
   prometheus::Counter& unsafe_blocks_;
   prometheus::Family<prometheus::Gauge>& gate_verdict_;
   prometheus::Gauge& gate_checked_at_;

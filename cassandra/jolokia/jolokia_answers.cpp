@@ -193,4 +193,33 @@ std::map<std::string, std::vector<std::string>> JolokiaReader::list_map(std::str
   return out;
 }
 
+std::vector<std::map<std::string, std::string>> JolokiaReader::map_list(std::string_view attribute) {
+  const json::value* v = find(attribute);
+  std::vector<std::map<std::string, std::string>> out;
+  if (!v) return out;
+  if (!v->is_array()) {
+    fail(attribute, "is " + std::string(kind_name(*v)) + ", not a list of maps");
+    return out;
+  }
+  for (const json::value& item : v->get_array()) {
+    if (!item.is_object()) {
+      fail(attribute, "holds " + std::string(kind_name(item)) + ", not only maps");
+      return {};
+    }
+    auto& entry = out.emplace_back();
+    for (const auto& [key, field] : item.get_object()) {
+      if (field.is_string())
+        entry.emplace(std::string(key), std::string(field.get_string()));
+      else if (field.is_int64())
+        entry.emplace(std::string(key), std::to_string(field.get_int64()));
+      else {
+        fail(attribute, "maps " + quoted_excerpt(key) + " to " + std::string(kind_name(field)) +
+                            ", not a string or a number");
+        return {};
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace cla

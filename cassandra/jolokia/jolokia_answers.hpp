@@ -59,6 +59,8 @@ class JolokiaReader {
   std::vector<std::string> strings(std::string_view attribute);  // List<String>
   std::map<std::string, std::string> string_map(std::string_view attribute);  // Map<String, String>
   std::map<std::string, std::vector<std::string>> list_map(std::string_view attribute);  // Map<String, List>
+  // List<Map<String, String>>; a number among the values is kept as its decimal text.
+  std::vector<std::map<std::string, std::string>> map_list(std::string_view attribute);
 
   bool ok() const { return !error_; }
   const std::optional<JolokiaError>& error() const { return error_; }

@@ -111,6 +111,16 @@ asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> JolokiaBackend:
   co_return std::vector<std::vector<std::string>>{std::move(*arguments)};
 }
 
+asio::awaitable<NodeRead<PendingHintsList>> JolokiaBackend::pending_hints() {
+  co_return co_await read<PendingHintsList>("listpendinghints",
+                                            [this](auto t) { return reads_.pending_hints(t); });
+}
+
+asio::awaitable<NodeRead<std::chrono::milliseconds>> JolokiaBackend::max_hint_window() {
+  co_return co_await read<std::chrono::milliseconds>("getmaxhintwindow",
+                                                     [this](auto t) { return reads_.max_hint_window(t); });
+}
+
 asio::awaitable<NodeChangeAttempt> JolokiaBackend::change(NodeChange step,
                                                           std::chrono::milliseconds timeout) {
   NodeChangeAttempt attempt;

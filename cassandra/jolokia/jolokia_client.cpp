@@ -171,6 +171,16 @@ asio::awaitable<Result<std::vector<std::string>, JolokiaFailure>> JolokiaClient:
   co_return co_await impl_->run<JvmArgumentsRead>(timeout);
 }
 
+asio::awaitable<Result<PendingHintsList, JolokiaFailure>> JolokiaClient::pending_hints(
+    std::chrono::milliseconds timeout) {
+  co_return co_await impl_->run<PendingHintsRead>(timeout);
+}
+
+asio::awaitable<Result<std::chrono::milliseconds, JolokiaFailure>> JolokiaClient::max_hint_window(
+    std::chrono::milliseconds timeout) {
+  co_return co_await impl_->run<MaxHintWindowRead>(timeout);
+}
+
 asio::awaitable<Result<void, JolokiaFailure>> JolokiaClient::step(JolokiaStep step,
                                                                   std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;

@@ -58,6 +58,10 @@ class JolokiaClient {
   boost::asio::awaitable<Result<StageCounts, JolokiaFailure>> stage_counts(std::chrono::milliseconds timeout);
   boost::asio::awaitable<Result<std::vector<std::string>, JolokiaFailure>> jvm_arguments(
       std::chrono::milliseconds timeout);
+  boost::asio::awaitable<Result<PendingHintsList, JolokiaFailure>> pending_hints(
+      std::chrono::milliseconds timeout);
+  boost::asio::awaitable<Result<std::chrono::milliseconds, JolokiaFailure>> max_hint_window(
+      std::chrono::milliseconds timeout);
   boost::asio::awaitable<Result<void, JolokiaFailure>> step(JolokiaStep step,
                                                             std::chrono::milliseconds timeout);
 

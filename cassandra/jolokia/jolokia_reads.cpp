@@ -1,6 +1,10 @@
 // The Jolokia backend's reads as conversations: which calls each round POSTs and what the answers make.
 #include "cassandra/jolokia/jolokia_reads.hpp"
 
+#include <charconv>
+
+#include "imds/json_read.hpp"
+
 namespace cla {
 namespace {
 
@@ -9,6 +13,36 @@ JolokiaError wrong_count(std::string_view what, std::size_t want, std::size_t go
           0,
           {},
           std::string(what) + " takes " + std::to_string(want) + " answer(s), not " + std::to_string(got)};
+}
+
+bool whole_number(const std::map<std::string, std::string>& host, const char* key, std::int64_t& into) {
+  const auto it = host.find(key);
+  if (it == host.end()) return false;
+  const std::string& text = it->second;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), into);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
+
+// One PendingHintsInfo map: host_id, and total_files, oldest_timestamp and newest_timestamp as numbers.
+std::optional<PendingHints> pending_hints_entry(const std::map<std::string, std::string>& host) {
+  PendingHints h;
+  const auto id = host.find("host_id");
+  if (id == host.end() || id->second.empty() || !whole_number(host, "total_files", h.total_files) ||
+      !whole_number(host, "oldest_timestamp", h.oldest_ms) ||
+      !whole_number(host, "newest_timestamp", h.newest_ms))
+    return std::nullopt;
+  h.host_id = id->second;
+  return h;
+}
+
+// Names the entry (its host_id, as far as it has one) and what it lacks.
+JolokiaError bad_pending_hints(const std::map<std::string, std::string>& host) {
+  const auto id = host.find("host_id");
+  std::string message(mbean::kHintsService);
+  message.append(" attribute PendingHints: the entry of host_id ");
+  message.append(id == host.end() ? "(none)" : quoted_excerpt(id->second));
+  message.append(" lacks a host_id, or total_files, oldest_timestamp and newest_timestamp as numbers");
+  return {JolokiaError::Kind::bad_answer, 0, {}, std::move(message)};
 }
 
 // The ring view of the first round and the places of the second, for status and ring.
@@ -121,6 +155,36 @@ Result<std::vector<std::string>, JolokiaError> JvmArgumentsRead::finish(JolokiaA
   auto arguments = runtime.strings("InputArguments");
   if (!runtime.ok()) return *runtime.error();
   return arguments;
+}
+
+Result<PendingHintsList, JolokiaError> PendingHintsRead::finish(JolokiaAnswers first, JolokiaAnswers) {
+  const auto calls = pending_hints_calls();
+  if (first.size() != calls.size()) return wrong_count("the pending hints", calls.size(), first.size());
+  JolokiaReader service(first[0], calls[0]);
+  const auto hosts = service.map_list("PendingHints");
+  if (!service.ok()) return *service.error();
+  PendingHintsList out;
+  for (const auto& host : hosts) {
+    auto entry = pending_hints_entry(host);
+    if (!entry) return bad_pending_hints(host);
+    out.push_back(std::move(*entry));
+  }
+  return out;
+}
+
+Result<std::chrono::milliseconds, JolokiaError> MaxHintWindowRead::finish(JolokiaAnswers first,
+                                                                          JolokiaAnswers) {
+  const auto calls = max_hint_window_calls();
+  if (first.size() != calls.size()) return wrong_count("the hint window", calls.size(), first.size());
+  JolokiaReader proxy(first[0], calls[0]);
+  const std::int64_t ms = proxy.integer("MaxHintWindow");
+  if (!proxy.ok()) return *proxy.error();
+  if (ms < 0) {
+    std::string message(mbean::kStorageProxy);
+    message.append(" attribute MaxHintWindow: ").append(std::to_string(ms)).append(" ms is negative");
+    return JolokiaError{JolokiaError::Kind::bad_answer, 0, {}, std::move(message)};
+  }
+  return std::chrono::milliseconds(ms);
 }
 
 Result<void, JolokiaError> read_step_answer(JolokiaStep step, JolokiaAnswers answers) {

@@ -4,6 +4,7 @@
 // jolokia_client.hpp runs them; the tests feed them captured answers.
 #pragma once
 
+#include <chrono>
 #include <ostream>
 #include <span>
 #include <string>
@@ -18,6 +19,7 @@
 #include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
 #include "state/core_io.hpp"
+#include "state/pending_hints.hpp"
 
 namespace cla {
 
@@ -87,6 +89,21 @@ struct StagesRead : OneRound {
 struct JvmArgumentsRead : OneRound {
   using Value = std::vector<std::string>;
   static std::vector<JolokiaCall> first() { return jvm_arguments_calls(); }
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// The hints this node holds per target host (HintsService PendingHints: a list of maps with host_id,
+// total_files, oldest_timestamp, newest_timestamp): one round.
+struct PendingHintsRead : OneRound {
+  using Value = PendingHintsList;
+  static std::vector<JolokiaCall> first() { return pending_hints_calls(); }
+  static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
+};
+
+// The hint window (StorageProxy MaxHintWindow, milliseconds): one round.
+struct MaxHintWindowRead : OneRound {
+  using Value = std::chrono::milliseconds;
+  static std::vector<JolokiaCall> first() { return max_hint_window_calls(); }
   static Result<Value, JolokiaError> finish(JolokiaAnswers first, JolokiaAnswers second);
 };
 

@@ -97,6 +97,14 @@ std::vector<JolokiaCall> jvm_arguments_calls() {
   return {read(mbean::kRuntime, {"InputArguments"})};
 }
 
+std::vector<JolokiaCall> pending_hints_calls() {
+  return {read(mbean::kHintsService, {"PendingHints"})};
+}
+
+std::vector<JolokiaCall> max_hint_window_calls() {
+  return {read(mbean::kStorageProxy, {"MaxHintWindow"})};
+}
+
 std::vector<JolokiaCall> describe_calls() {
   return {read(mbean::kStorageService,
                with_liveness({"ClusterName", "PartitionerName", "Keyspaces", "TokenToEndpointWithPortMap"})),

@@ -18,6 +18,7 @@ inline constexpr std::string_view kDynamicEndpointSnitch =
 inline constexpr std::string_view kStorageProxy = "org.apache.cassandra.db:type=StorageProxy";
 inline constexpr std::string_view kGossiper = "org.apache.cassandra.net:type=Gossiper";
 inline constexpr std::string_view kRuntime = "java.lang:type=Runtime";
+inline constexpr std::string_view kHintsService = "org.apache.cassandra.hints:type=HintsService";
 }  // namespace mbean
 
 // One Jolokia request: a read of attributes of one MBean (always as a list, so that the value is an object
@@ -68,6 +69,9 @@ std::vector<JolokiaCall> stages_calls();
 
 // The JVM's arguments (java.lang:type=Runtime InputArguments): where -Dcassandra.shutdown_announce_in_ms is.
 std::vector<JolokiaCall> jvm_arguments_calls();
+// SPEC 3.10: the hints this node holds per target host, and the hint window.
+std::vector<JolokiaCall> pending_hints_calls();
+std::vector<JolokiaCall> max_hint_window_calls();
 
 // `nodetool describecluster`'s first round: StorageService's ClusterName, PartitionerName, Keyspaces, the
 // liveness sets and the token map; the snitch's SnitchName and, for a dynamic snitch, the

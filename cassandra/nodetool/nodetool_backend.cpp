@@ -1,6 +1,8 @@
 #include "cassandra/nodetool/nodetool_backend.hpp"
 
 #include "cassandra/nodetool/cassandra_processes.hpp"
+#include "cassandra/nodetool_output/max_hint_window_parser.hpp"
+#include "cassandra/nodetool_output/pending_hints_parser.hpp"
 #include "cassandra/nodetool_output/running_parser.hpp"
 #include "cassandra/nodetool_output/tpstats_parser.hpp"
 
@@ -91,6 +93,14 @@ asio::awaitable<NodeRead<bool>> NodetoolBackend::binary_running(Abandonable aban
 
 asio::awaitable<NodeRead<StageCounts>> NodetoolBackend::stage_counts() {
   co_return parsed("tpstats", co_await read("tpstats"), parse_tpstats);
+}
+
+asio::awaitable<NodeRead<PendingHintsList>> NodetoolBackend::pending_hints() {
+  co_return parsed("listpendinghints", co_await read("listpendinghints"), parse_listpendinghints);
+}
+
+asio::awaitable<NodeRead<std::chrono::milliseconds>> NodetoolBackend::max_hint_window() {
+  co_return parsed("getmaxhintwindow", co_await read("getmaxhintwindow"), parse_getmaxhintwindow);
 }
 
 // nodetool cannot ask the JVM for its arguments: this host's processes tell them (a short read of /proc).

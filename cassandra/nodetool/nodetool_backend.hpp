@@ -26,6 +26,8 @@ class NodetoolBackend final : public NodeBackend {
   boost::asio::awaitable<NodeRead<bool>> binary_running(Abandonable abandonable) override;
   boost::asio::awaitable<NodeRead<StageCounts>> stage_counts() override;
   boost::asio::awaitable<NodeRead<std::vector<std::vector<std::string>>>> jvm_arguments() override;
+  boost::asio::awaitable<NodeRead<PendingHintsList>> pending_hints() override;
+  boost::asio::awaitable<NodeRead<std::chrono::milliseconds>> max_hint_window() override;
   boost::asio::awaitable<NodeChangeAttempt> change(NodeChange step,
                                                    std::chrono::milliseconds timeout) override;
   std::size_t abandon_reads() override;

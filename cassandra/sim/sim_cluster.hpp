@@ -42,6 +42,15 @@ struct SimNode {
   std::int64_t tasks_counted_at = 0;
   std::int64_t gossip_stopped_at = 0;
   std::int64_t announce_echo_s = 0;
+  // Hints (SPEC 3.10). While the node is seen down its peers write hints for it into files they do not list;
+  // once it is seen up again, every running peer lists them (listpendinghints) from a second after it came
+  // back (the peer must see it alive to close the file) until hint_replay_s after (0: no hints at all).
+  // down_since / back_at: unix seconds of the last change as others see it; back_out_s: that outage's length.
+  std::int64_t hint_replay_s = 0;
+  std::int64_t down_since = 0;
+  std::int64_t back_at = 0;
+  std::int64_t back_out_s = 0;
+  std::int64_t max_hint_window_ms = 10800000;  // getmaxhintwindow: Cassandra's default, 3 h
   std::map<std::string, SimFault> faults;
 };
 
@@ -81,6 +90,11 @@ std::optional<SimNodeRef> find_node(SimCluster& cluster, std::string_view addres
 // A node seen from another node's `nodetool status`: down when stopped, gossip disabled or drained.
 inline bool seen_up_by_others(const SimNode& node) {
   return node.running && node.gossip && !node.drained;
+}
+
+// Hints files a peer holds for a node that was out `out_s` seconds (one per 10 s of outage, at least one).
+inline std::int64_t sim_hint_files(std::int64_t out_s) {
+  return 1 + out_s / 10;
 }
 
 inline constexpr std::int64_t kSimTasksPerSecond = 150;  // ReadStage; MutationStage gets a third of it

@@ -107,9 +107,28 @@ SimFault read_fault(const json::value& value, const std::string& path, std::stri
 SimNode read_node(const json::value& value, const std::string& path, std::string& error) {
   SimNode node;
   ObjectReader r(value, path, error);
-  r.allow_only({"address", "host_id", "load", "tokens", "running", "gossip", "binary", "drained",
-                "ring_state", "generation", "faults", "ring_tokens", "schema_version", "completed_tasks",
-                "tasks_counted_at", "gossip_stopped_at", "announce_echo_s"});
+  r.allow_only({"address",
+                "host_id",
+                "load",
+                "tokens",
+                "running",
+                "gossip",
+                "binary",
+                "drained",
+                "ring_state",
+                "generation",
+                "faults",
+                "ring_tokens",
+                "schema_version",
+                "completed_tasks",
+                "tasks_counted_at",
+                "gossip_stopped_at",
+                "announce_echo_s",
+                "hint_replay_s",
+                "down_since",
+                "back_at",
+                "back_out_s",
+                "max_hint_window_ms"});
   r.read("address", node.address, true);
   r.read("host_id", node.host_id);
   r.read("load", node.load);
@@ -132,6 +151,11 @@ SimNode read_node(const json::value& value, const std::string& path, std::string
   r.read("tasks_counted_at", node.tasks_counted_at, 0, 1LL << 40);
   r.read("gossip_stopped_at", node.gossip_stopped_at, 0, 1LL << 40);
   r.read("announce_echo_s", node.announce_echo_s, 0, 3600);
+  r.read("hint_replay_s", node.hint_replay_s, 0, 3600);
+  r.read("down_since", node.down_since, 0, 1LL << 40);
+  r.read("back_at", node.back_at, 0, 1LL << 40);
+  r.read("back_out_s", node.back_out_s, 0, 1LL << 40);
+  r.read("max_hint_window_ms", node.max_hint_window_ms, 0, 1LL << 40);
   if (const auto* tokens = r.find("ring_tokens", false)) {
     const auto* array = tokens->if_array();
     for (std::size_t i = 0; array && i < array->size(); ++i) {
@@ -276,6 +300,11 @@ json::object node_to_json(const SimNode& node) {
   if (node.tasks_counted_at) o["tasks_counted_at"] = node.tasks_counted_at;
   if (node.gossip_stopped_at) o["gossip_stopped_at"] = node.gossip_stopped_at;
   if (node.announce_echo_s) o["announce_echo_s"] = node.announce_echo_s;
+  if (node.hint_replay_s) o["hint_replay_s"] = node.hint_replay_s;
+  if (node.down_since) o["down_since"] = node.down_since;
+  if (node.back_at) o["back_at"] = node.back_at;
+  if (node.back_out_s) o["back_out_s"] = node.back_out_s;
+  if (node.max_hint_window_ms != 10800000) o["max_hint_window_ms"] = node.max_hint_window_ms;
   if (!node.ring_tokens.empty()) {
     json::array tokens;
     for (const auto& t : node.ring_tokens) tokens.emplace_back(t);

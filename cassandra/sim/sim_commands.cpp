@@ -13,10 +13,21 @@ namespace cla {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kNodetool{
-    "status",       "info",          "statusbinary", "statusgossip", "disablebinary",
-    "enablebinary", "disablegossip", "enablegossip", "drain",        "describecluster",
-    "ring",         "describering",  "tpstats"};
+constexpr std::array<std::string_view, 15> kNodetool{"status",
+                                                     "info",
+                                                     "statusbinary",
+                                                     "statusgossip",
+                                                     "disablebinary",
+                                                     "enablebinary",
+                                                     "disablegossip",
+                                                     "enablegossip",
+                                                     "drain",
+                                                     "describecluster",
+                                                     "ring",
+                                                     "describering",
+                                                     "tpstats",
+                                                     "listpendinghints",
+                                                     "getmaxhintwindow"};
 constexpr std::array<std::string_view, 3> kLifecycle{"restart", "start", "stop"};
 
 constexpr std::string_view kSeeHelp = "See 'nodetool help' or 'nodetool help <command>'.\n";
@@ -54,7 +65,8 @@ bool is_lifecycle_subcommand(const std::string& name) {
 
 bool is_read_only_subcommand(const std::string& name) {
   return name == "status" || name == "info" || name == "statusbinary" || name == "statusgossip" ||
-         name == "describecluster" || name == "ring" || name == "describering" || name == "tpstats";
+         name == "describecluster" || name == "ring" || name == "describering" || name == "tpstats" ||
+         name == "listpendinghints" || name == "getmaxhintwindow";
 }
 
 namespace {
@@ -99,8 +111,10 @@ SimReply fault_reply(const SimFault& fault) {
   return reply;
 }
 
-SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const std::string& subcommand,
-                             const std::vector<std::string>& args, std::int64_t now_unix, bool& changed) {
+namespace {
+
+SimReply run_sim_command(SimCluster& cluster, const SimNodeRef& ref, const std::string& subcommand,
+                         const std::vector<std::string>& args, std::int64_t now_unix, bool& changed) {
   SimNode& node = *ref.node;
   const bool known = is_nodetool_subcommand(subcommand) || is_lifecycle_subcommand(subcommand);
   if (known && subcommand == "describering" && args.empty())
@@ -143,6 +157,10 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
     changed = true;
     return SimReply{0, format_tpstats(node), ""};
   }
+  if (subcommand == "listpendinghints")
+    return SimReply{0, format_listpendinghints(cluster, node, now_unix), ""};
+  if (subcommand == "getmaxhintwindow")
+    return SimReply{0, "Current max hint window: " + std::to_string(node.max_hint_window_ms) + " ms\n", ""};
   if (subcommand == "statusbinary") return SimReply{0, node.binary ? "running\n" : "not running\n", ""};
   if (subcommand == "statusgossip") return SimReply{0, node.gossip ? "running\n" : "not running\n", ""};
   if (subcommand == "disablebinary") return set_flag(node.binary, false, changed);
@@ -170,6 +188,27 @@ SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const s
     node.drained = changed = true;
   }
   return {};
+}
+
+}  // namespace
+
+// The hints model's clock (sim_cluster.hpp): a change of the node's liveness as its peers see it.
+SimReply execute_sim_command(SimCluster& cluster, const SimNodeRef& ref, const std::string& subcommand,
+                             const std::vector<std::string>& args, std::int64_t now_unix, bool& changed) {
+  SimNode& node = *ref.node;
+  const bool was_up = seen_up_by_others(node);
+  SimReply reply = run_sim_command(cluster, ref, subcommand, args, now_unix, changed);
+  const bool up = seen_up_by_others(node);
+  if (was_up && !up) {
+    node.down_since = now_unix;
+    changed = true;
+  } else if (!was_up && up && node.down_since) {
+    node.back_at = now_unix;
+    node.back_out_s = now_unix - node.down_since;
+    node.down_since = 0;
+    changed = true;
+  }
+  return reply;
 }
 
 }  // namespace cla

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <vector>
 
@@ -217,6 +218,41 @@ std::string format_tpstats(const SimNode& node) {
     dropped.push_back({type, "0", "0.0", "0.0", "0.0", "0.0"});
   return format_table(table) + "\nLatencies waiting in queue (micros) per dropped message types\n" +
          format_table(dropped);
+}
+
+}  // namespace cla
+
+namespace cla {
+
+namespace {
+
+// Epoch seconds as ListPendingHints prints a timestamp (UTC, "yyyy-MM-dd HH:mm:ss,SSS").
+std::string hint_time(std::int64_t unix_s) {
+  const std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[40];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S,000", &tm);
+  return text;
+}
+
+}  // namespace
+
+std::string format_listpendinghints(const SimCluster& cluster, const SimNode& caller, std::int64_t now_unix) {
+  std::vector<std::vector<std::string>> table{
+      {"Host ID", "Address", "Rack", "DC", "Status", "Total files", "Newest", "Oldest"}};
+  for (const auto& dc : cluster.datacenters)
+    for (const auto& rack : dc.racks)
+      for (const auto& node : rack.nodes) {
+        if (&node == &caller || node.hint_replay_s == 0 || node.back_at == 0) continue;
+        if (now_unix < node.back_at + 1 || now_unix >= node.back_at + node.hint_replay_s) continue;
+        table.push_back({node.host_id, node.address + ":7000", rack.name, dc.name,
+                         seen_up_by_others(node) ? "UP" : "DOWN",
+                         std::to_string(sim_hint_files(node.back_out_s)), hint_time(node.back_at - 1),
+                         hint_time(node.back_at - node.back_out_s)});
+      }
+  if (table.size() == 1) return "This node does not have any pending hints\n";
+  return format_table(table);
 }
 
 }  // namespace cla

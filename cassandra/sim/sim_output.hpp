@@ -24,5 +24,8 @@ std::string format_info(const SimNodeRef& node, std::int64_t now_unix);
 // `nodetool tpstats` of one node (5.0's TableBuilder layout): its thread pools with the replica stages'
 // completed tasks from the node's traffic (sim_cluster.hpp), then the dropped messages' table.
 std::string format_tpstats(const SimNode& node);
+// 5.0's `listpendinghints` on `caller`: the closed hints files it holds for every node that came back less
+// than its hint_replay_s ago (sim_cluster.hpp's model), or the line that says there are none.
+std::string format_listpendinghints(const SimCluster& cluster, const SimNode& caller, std::int64_t now_unix);
 
 }  // namespace cla

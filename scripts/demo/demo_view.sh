@@ -74,7 +74,7 @@ monitor() {
 # (keyspace_unprotectable: vm0's only; every agent reports the same keyspaces.)
 # (drain_not_admitted, agentless_*, watcher_role and a stop within the wave: only the coordinated game day's.)
 feed_jq="$ts_jq"'select((.msg | IN("unsafe_to_drain", "drain_started", "drain_completed", "event_approved",
-    "restore_completed", "drain_forced_unsafe", "impact_without_drain", "drain_not_admitted",
+    "restore_completed", "caught_up", "drain_forced_unsafe", "impact_without_drain", "drain_not_admitted",
     "agentless_record_removed", "watcher_role", "agent_stopped")) or .level == "error"
     or (.msg == "keyspace_unprotectable" and $vm == "vm0"))
   | [(t - ($t0 | tonumber)),
@@ -87,7 +87,8 @@ feed_jq="$ts_jq"'select((.msg | IN("unsafe_to_drain", "drain_started", "drain_co
      + (if .keyspace and .msg == "unsafe_to_drain"
         then "  \(.keyspace) range (\(.start_token), \(.end_token)]: \(.available) of \(.needed) needed" else "" end)
      + (if .down_racks then "  down racks: \(.down_racks | join(","))" else "" end)
-     + (if .out_s then "  out \(.out_s) s, restarted: \(.restarted)" else "" end)
+     + (if .msg == "restore_completed" then "  out \(.out_s) s, restarted: \(.restarted)" else "" end)
+     + (if .msg == "caught_up" then "  after \(.catch_up_s) s (hints files held for it: \(.hint_files))" else "" end)
      + (if .level == "error" then "  [error] \(.detail // .reason // "")" else "" end)] | @tsv'
 declare -A seen_lines=()
 feed() { # keeps its offsets in seen_lines: call it in the main shell, not in $(...)

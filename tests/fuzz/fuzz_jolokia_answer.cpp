@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto nul = text.find('\0');
   const std::string_view first = text.substr(0, nul);
   const std::string_view second = nul == std::string_view::npos ? std::string_view() : text.substr(nul + 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 10) {
     case 0:
       if (auto status = run<StatusRead>(first, second)) check_status(*status);
       break;
@@ -124,6 +124,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 7:
       run<JvmArgumentsRead>(first, second);
+      break;
+    case 8:
+      if (auto hints = run<PendingHintsRead>(first, second))
+        for (const auto& h : *hints) FUZZ_CHECK(!h.host_id.empty());
+      break;
+    case 9:
+      if (auto window = run<MaxHintWindowRead>(first, second)) FUZZ_CHECK(window->count() >= 0);
       break;
     case 5: {
       const JolokiaStep step = static_cast<JolokiaStep>(size % 5);

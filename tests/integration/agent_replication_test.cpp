@@ -61,6 +61,7 @@ BOOST_AUTO_TEST_CASE(refresh_at_start_reports_the_unprotectable_and_a_drain_cost
   const auto at_start = agent_calls(s);
   BOOST_TEST(at_start.at("describecluster") == 1);
   BOOST_TEST(at_start.at("ring") == 1);
+  BOOST_TEST(at_start.at("getmaxhintwindow") == 1, "the hint window is read with the schema");
 
   const auto event_added = cla::WallClock::now();
   const std::string id = s.emulator().add_event(
@@ -69,11 +70,13 @@ BOOST_AUTO_TEST_CASE(refresh_at_start_reports_the_unprotectable_and_a_drain_cost
   BOOST_TEST(s.log("unsafe_to_drain").empty());
   BOOST_TEST(s.log("gate_fallback").empty());
   // The event seen within schema_refresh_s of the start refresh: no second refresh; the gate is one status
-  // (the host id came with the start refresh's status), the drain its two commands.
+  // (the host id came with the start refresh's status) and, beside it, the node's pending hints (SPEC 3.10:
+  // peers still catching up), the drain its two commands.
   const auto during = agent_calls(s, event_added);
-  BOOST_TEST(
-      (during == std::map<std::string, int>{{"disablebinary", 1}, {"disablegossip", 1}, {"status", 1}}),
-      "the agent's calls since the event: " << agent_calls_text(s, event_added));
+  BOOST_TEST((during ==
+              std::map<std::string, int>{
+                  {"disablebinary", 1}, {"disablegossip", 1}, {"listpendinghints", 1}, {"status", 1}}),
+             "the agent's calls since the event: " << agent_calls_text(s, event_added));
   BOOST_TEST(agent_calls(s).at("info") == 1, "the host id is read once");
   BOOST_TEST(s.log("schema_refreshed").size() == 1u);
   BOOST_TEST(s.log("keyspace_unprotectable").size() == 2u, "reported once per refresh");

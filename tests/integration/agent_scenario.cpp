@@ -108,8 +108,14 @@ fs::path AgentScenario::write_config(const json::object& overrides) {
         {"command_timeout_s", 10},
         {"restart_command", argv_json(restart)}}},
       // quiet_s 0: the approval right after the drain, as the scenarios' short leads want it;
-      // agent_quiet_test plays the wait (SPEC 3.10).
-      {"policy", {{"drain_lead_s", 3}, {"unsafe_drain_lead_s", 1}, {"unsafe_recheck_s", 1}, {"quiet_s", 0}}},
+      // agent_quiet_test plays the wait (SPEC 3.10). catch_up_max_s 0: serving again at restore_completed;
+      // agent_catch_up_test plays the catch-up.
+      {"policy",
+       {{"drain_lead_s", 3},
+        {"unsafe_drain_lead_s", 1},
+        {"unsafe_recheck_s", 1},
+        {"quiet_s", 0},
+        {"catch_up_max_s", 0}}},
       {"hooks", {{"notify", {"/bin/sh", "-c", kHookScript, "hook", hook_file().string()}}}},
   };
   for (const auto& [key, value] : overrides) {
@@ -308,10 +314,8 @@ bool AgentScenario::running(const std::string& status_subcommand, const std::str
          out.out.find("running") != std::string::npos;
 }
 
-namespace {
-// Applies `edit` to the node `address` of the cluster file.
-template <class Edit>
-void edit_sim_node(const std::string& cluster_file, const std::string& address, Edit edit) {
+void edit_sim_node(const std::string& cluster_file, const std::string& address,
+                   const std::function<void(boost::json::object&)>& edit) {
   json::value cluster = json::parse(read_text(cluster_file));
   bool found = false;
   for (auto& dc : cluster.at("datacenters").as_array())
@@ -324,7 +328,6 @@ void edit_sim_node(const std::string& cluster_file, const std::string& address, 
   BOOST_REQUIRE_MESSAGE(found, "the cluster file has no node " << address);
   write_text(cluster_file, json::serialize(cluster));
 }
-}  // namespace
 
 void AgentScenario::add_sim_fault(const std::string& node, const std::string& subcommand,
                                   const json::object& fault) {

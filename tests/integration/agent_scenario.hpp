@@ -142,6 +142,10 @@ class AgentScenario {
   boost::json::object config_json_;
 };
 
+// Applies `edit` to the node `address` of a nodetool-sim cluster file (fails the test when it has none).
+void edit_sim_node(const std::string& cluster_file, const std::string& address,
+                   const std::function<void(boost::json::object&)>& edit);
+
 // Gives a keyspace of a nodetool-sim cluster file another replication (an ALTER KEYSPACE), e.g.
 // ("system_traces", "NetworkTopologyStrategy", {{"dc1", 3}}); fails the test when the file has no such
 // keyspace.

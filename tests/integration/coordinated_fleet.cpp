@@ -52,12 +52,11 @@ void CoordinatedFleet::configure(const json::object& policy, const json::object&
 
 json::object CoordinatedFleet::policy() const {
   // quiet_s 0: approvals right after the drains, as the scenarios time them (agent_quiet_test plays the
-  // wait).
-  json::object policy{{"drain_lead_s", 10},
-                      {"unsafe_drain_lead_s", 1},
-                      {"unsafe_recheck_s", 1},
-                      {"no_impact_freeze_max_s", 0},
-                      {"quiet_s", 0}};
+  // wait); catch_up_max_s 0: the record released at restore_completed (coordination_catch_up_test plays the
+  // catch-up).
+  json::object policy{{"drain_lead_s", 10},    {"unsafe_drain_lead_s", 1},
+                      {"unsafe_recheck_s", 1}, {"no_impact_freeze_max_s", 0},
+                      {"quiet_s", 0},          {"catch_up_max_s", 0}};
   for (const auto& [k, v] : policy_) policy[k] = v;
   return policy;
 }
@@ -143,16 +142,15 @@ void CoordinatedFleet::alter_sim_keyspace(const std::string& keyspace, const std
 }
 
 void CoordinatedFleet::add_sim_fault(int vm, const std::string& subcommand, const json::object& fault) {
-  json::value cluster = json::parse(read_text(cluster_file()));
-  for (auto& dc : cluster.at("datacenters").as_array())
-    for (auto& rack : dc.at("racks").as_array())
-      for (auto& n : rack.at("nodes").as_array())
-        if (n.at("address").as_string() == node(vm)) {
-          auto& faults = n.as_object()["faults"];
-          if (!faults.is_object()) faults = json::object{};
-          faults.as_object()[subcommand] = fault;
-        }
-  write_text(cluster_file(), json::serialize(cluster));
+  edit_sim_node(cluster_file(), node(vm), [&](json::object& n) {
+    auto& faults = n["faults"];
+    if (!faults.is_object()) faults = json::object{};
+    faults.as_object()[subcommand] = fault;
+  });
+}
+
+void CoordinatedFleet::set_sim_node(int vm, const std::string& field, const json::value& value) {
+  edit_sim_node(cluster_file(), node(vm), [&](json::object& n) { n[field] = value; });
 }
 
 void CoordinatedFleet::start(int vm) {

@@ -81,6 +81,8 @@ class CoordinatedFleet {
 
   // nodetool-sim faults for the node of `vm` (before the agents start: the file is rewritten unlocked).
   void add_sim_fault(int vm, const std::string& subcommand, const boost::json::object& fault);
+  // One field of vm's node in the cluster file (as add_sim_fault: before the agents start).
+  void set_sim_node(int vm, const std::string& field, const boost::json::value& value);
   // An ALTER KEYSPACE in the cluster file (before the agents start), as AgentScenario's.
   void alter_sim_keyspace(const std::string& keyspace, const std::string& strategy_class,
                           const boost::json::object& replication) const;

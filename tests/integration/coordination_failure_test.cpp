@@ -6,11 +6,13 @@
 #include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
 #include "coordinated_fleet.hpp"
+#include "etcd_client_support.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using cla::test::CoordinatedFleet;
+using cla::test::has_key;
 using cla::test::log_time;
 
 // Built by append: GCC 12 warns (array-bounds, wrongly) on `std::string(...) + "..."` here.
@@ -20,10 +22,10 @@ std::string drain_key(const std::string& vm) {
   return key;
 }
 
-bool has_key(CoordinatedFleet& fleet, const std::string& prefix, const std::string& key) {
-  for (const auto& [k, v] : fleet.etcd().get_prefix(prefix))
-    if (k == key) return true;
-  return false;
+std::string member_key(const std::string& vm) {
+  std::string key(CoordinatedFleet::kMembers);
+  key.append(vm);
+  return key;
 }
 
 boost::json::object freeze(const std::string& vm, std::int64_t not_before_in, std::int64_t duration) {
@@ -46,7 +48,7 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
   fleet.wait_for(0, "drain_started", fleet.until_drain_due(id), id);
   fleet.wait_for(0, "drain_completed", fleet.within_a_poll(), id);
   fleet.kill(0);
-  BOOST_TEST(has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")), "the record outlives the agent");
+  BOOST_TEST(has_key(fleet.etcd(), drain_key("vm0")), "the record outlives the agent");
   const auto view = fleet.fleet_json(0);  // the record, the event pending with vm0 drained for it
   BOOST_TEST_REQUIRE(view.at("drains").as_array().size() == 1u, boost::json::serialize(view));
   BOOST_TEST(view.at("drains").as_array()[0].at("vm").as_string() == "vm0");
@@ -56,9 +58,8 @@ BOOST_AUTO_TEST_CASE(killed_agent_keeps_its_record_and_removes_it_after_the_rest
   fleet.start(0);
   fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
   BOOST_TEST(fleet.node_restored(0));
-  BOOST_TEST(
-      cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); },
-                            fleet.record_removed_within()));
+  BOOST_TEST(cla::test::wait_until([&] { return !has_key(fleet.etcd(), drain_key("vm0")); },
+                                   fleet.record_removed_within()));
 }
 
 // The fleet command ends once etcd and IMDS answered, not when its connections' idle deadline timers expire:
@@ -67,9 +68,8 @@ BOOST_AUTO_TEST_CASE(fleet_ends_once_answered_not_at_its_request_timeout) {
   CoordinatedFleet fleet(1, true);
   fleet.start(0);
   // The member key is put once the lease is granted and the first poll read the node's identity.
-  BOOST_TEST_REQUIRE(cla::test::wait_until(
-      [&] { return has_key(fleet, CoordinatedFleet::kMembers, std::string(CoordinatedFleet::kMembers) + "vm0"); },
-      fleet.within_a_poll() + fleet.admission_ceiling()));
+  BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return has_key(fleet.etcd(), member_key("vm0")); },
+                                           fleet.within_a_poll() + fleet.admission_ceiling()));
   auto config = boost::json::parse(cla::test::read_text((fleet.dir(0) / "config.json").string())).as_object();
   config["imds"].as_object()["request_timeout_ms"] = 60000;
   const auto path = fleet.dir(0) / "fleet-config.json";
@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(a_stale_record_is_not_counted_and_is_deleted_by_the_admissi
   const auto removed = fleet.log(0, "stale_drain_record_removed");
   BOOST_TEST_REQUIRE(removed.size() == 1u);
   BOOST_TEST(removed[0].at("vm").as_string() == "vm5");
-  BOOST_TEST(!has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm5")));
+  BOOST_TEST(!has_key(fleet.etcd(), drain_key("vm5")));
   BOOST_TEST(fleet.log(0, "drain_not_admitted").empty());
 }
 
@@ -108,9 +108,8 @@ BOOST_AUTO_TEST_CASE(an_etcd_member_killed_mid_drain_stalls_nothing) {
   fleet.etcd().kill(fleet.etcd().leader());
   fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
   BOOST_TEST(fleet.log(0, "coordination_unavailable").empty());
-  BOOST_TEST(
-      cla::test::wait_until([&] { return !has_key(fleet, CoordinatedFleet::kDrains, drain_key("vm0")); },
-                            fleet.record_removed_within()));
+  BOOST_TEST(cla::test::wait_until([&] { return !has_key(fleet.etcd(), drain_key("vm0")); },
+                                   fleet.record_removed_within()));
 }
 
 BOOST_AUTO_TEST_CASE(etcd_down_local_gate_drains_on_the_nodetool_gate_alone) {

@@ -85,8 +85,10 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
     : k_(k) {
   address_ = node_address(k);
   // quiet_s 0: the cases time the approval right after the drain; the quiet before it (SPEC 3.10) is the
-  // integration suite's agent_quiet_test, over readings whose format the real captures fix.
-  json::object full_policy{{"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"quiet_s", 0}};
+  // integration suite's agent_quiet_test, over readings whose format the real captures fix. catch_up_max_s 0:
+  // serving again at restore_completed, unless a case plays the catch-up.
+  json::object full_policy{
+      {"drain_lead_s", 30}, {"unsafe_drain_lead_s", 10}, {"quiet_s", 0}, {"catch_up_max_s", 0}};
   for (auto& [key, value] : policy) full_policy[key] = value;
   std::vector<std::string> nodetool = std::move(nodetool_wrapper);
   for (std::string part : {cluster_script(), std::string("nodetool"), address_}) nodetool.push_back(part);

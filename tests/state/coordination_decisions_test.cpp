@@ -218,6 +218,20 @@ BOOST_AUTO_TEST_CASE(records_round_trip_through_json_and_bad_values_are_refused)
       R"({"vm":"a","fault_domain":0,"datacenter":"","rack":"","host_id":"","phase":"serving","events":[],"since_ms":0})");
   BOOST_TEST_REQUIRE(older.ok());
   BOOST_TEST(older->approved.empty());
+  BOOST_TEST(older->hints_for.empty());
+  BOOST_TEST(boost::json::serialize(cla::to_json(*older)).find("hints_for") == std::string::npos);
+  // SPEC 3.10: a node catching up, and the hints another node holds for it.
+  auto catching = member("vm3", cla::MemberPhase::catching_up, {});
+  catching.hints_for = {{"h1", 3}, {"h2", 1}};
+  const auto cback = cla::member_from_json(boost::json::serialize(cla::to_json(catching)));
+  BOOST_TEST_REQUIRE(cback.ok());
+  BOOST_TEST((*cback == catching));
+  BOOST_TEST(cla::to_json(catching).at("phase").as_string() == "catching_up");
+  BOOST_TEST(
+      !cla::member_from_json(
+           R"({"vm":"a","fault_domain":0,"datacenter":"","rack":"","host_id":"","phase":"serving","events":[],)"
+           R"("since_ms":0,"hints_for":{"h1":"3"}})")
+           .ok());
   const cla::KnownRecord k{"vm7", 1, "dc1", "rack2", "10.0.0.7", "h7"};
   const auto kback = cla::known_record_from_json(boost::json::serialize(cla::to_json(k)));
   BOOST_TEST_REQUIRE(kback.ok());

@@ -59,7 +59,8 @@ inline EventsDocument doc(std::int64_t incarnation, std::vector<EventSpec> specs
 inline CorePolicy test_policy() {
   CorePolicy p;
   p.resource_name = "vm0";
-  p.quiet = std::chrono::seconds(0);  // approvals at once; core_quiet_test covers the wait
+  p.quiet = std::chrono::seconds(0);         // approvals at once; core_quiet_test covers the wait
+  p.catch_up_max = std::chrono::seconds(0);  // back at restore_completed; core_catch_up_test covers the wait
   return p;
 }
 
@@ -131,6 +132,10 @@ struct Driver {
   bool answer_admissions = true;
   bool answer_stages = true;  // false: a ReadStages is left out, counted in held_stages
   int held_stages = 0;
+  // ReadCatchUp's answer (SPEC 3.10): nobody holds hints for the node by default.
+  std::function<CatchUpOutcome()> catch_up = [] { return CatchUpOutcome{true, {}, 0, ""}; };
+  bool answer_catch_up = true;  // false: a ReadCatchUp is left out, counted in held_catch_ups
+  int held_catch_ups = 0;
   int held_checks = 0;
   int held_admissions = 0;
 
@@ -163,6 +168,12 @@ struct Driver {
           more = core.on_stages(stages(), now);
         else
           ++held_stages;
+      }
+      if (std::holds_alternative<ReadCatchUp>(a)) {
+        if (answer_catch_up)
+          more = core.on_catch_up(catch_up(), now);
+        else
+          ++held_catch_ups;
       }
       if (auto* c = std::get_if<CheckSharedApproval>(&a))
         more = core.on_shared_verdict(c->event_id, shared(c->event_id), now);

@@ -101,4 +101,23 @@ BOOST_AUTO_TEST_CASE(the_watchers_roles_are_shown_and_agentless_records_marked) 
   BOOST_TEST(text.find("watcher: leader vm0 (fd 0), secondary vm1 (fd 1)\n") != std::string::npos, text);
 }
 
+// SPEC 3.10: a member catching up, and the hints another member's node holds for it, by the target's VM.
+BOOST_AUTO_TEST_CASE(a_member_catching_up_and_the_hints_held_for_it_are_shown) {
+  auto in = input();
+  in.members[0].phase = cla::MemberPhase::catching_up;
+  in.members[0].host_id = "h0";
+  in.members[1].hints_for = {{"h0", 3}, {"h9", 1}};
+  const auto view = cla::fleet_view(in);
+  BOOST_TEST(view.at("members").as_array()[0].at("phase").as_string() == "catching_up");
+  const auto& hints = view.at("members").as_array()[1].at("hints").as_array();
+  BOOST_TEST_REQUIRE(hints.size() == 2u);
+  BOOST_TEST(hints[0].at("for").as_string() == "vm0");
+  BOOST_TEST(hints[1].at("for").as_string() == "h9", "a host no member names: its host id");
+  const std::string text = cla::fleet_text(view);
+  BOOST_TEST(text.find("vm0  catching_up  rack rack1") != std::string::npos, text);
+  BOOST_TEST(text.find("events E1  holds hints for vm0 (3 files)  holds hints for h9 (1 files)\n") !=
+                 std::string::npos,
+             text);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

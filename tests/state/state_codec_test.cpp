@@ -40,4 +40,19 @@ BOOST_AUTO_TEST_CASE(the_widest_time_a_wall_time_holds_round_trips) {
   BOOST_TEST(encode_state(*again) == encode_state(*decoded));
 }
 
+// SPEC 3.10: a catch-up under way survives a restart; a file from before it has none.
+BOOST_AUTO_TEST_CASE(a_catch_up_round_trips_and_older_files_have_none) {
+  AgentState state;
+  state.catch_up = CatchUpState{WallTime(std::chrono::milliseconds(1700000000123)), 75, 4};
+  const auto back = decode_state(boost::json::serialize(encode_state(state)));
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST_REQUIRE(back->catch_up.has_value());
+  BOOST_TEST((back->catch_up->since == state.catch_up->since));
+  BOOST_TEST(back->catch_up->out_s == 75);
+  BOOST_TEST(back->catch_up->hint_files == 4);
+  const auto older = decode_state(state_with_out_since("null"));
+  BOOST_TEST_REQUIRE(older.ok());
+  BOOST_TEST(!older->catch_up.has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -52,7 +52,9 @@ constexpr std::string_view kSpecDefaults = R"({
     "approve_user_events": true,
     "approve_shared_events": false,
     "flush_before_restart": true,
-    "quiet_s": 2
+    "quiet_s": 2,
+    "catch_up_min_s": 30,
+    "catch_up_max_s": 1800
   },
   "hooks": { "notify": [] },
   "state_file": "/var/lib/cassandra-lifecycle-agent/state.json",
@@ -109,6 +111,9 @@ BOOST_AUTO_TEST_CASE(empty_object_gives_every_spec_default) {
   BOOST_TEST(c.policy.approve_user_events);
   BOOST_TEST(!c.policy.approve_shared_events);
   BOOST_TEST(c.policy.flush_before_restart);
+  BOOST_TEST(c.policy.quiet_s.count() == 2);
+  BOOST_TEST(c.policy.catch_up_min_s.count() == 30);
+  BOOST_TEST(c.policy.catch_up_max_s.count() == 1800);
   BOOST_TEST(c.hooks.notify.empty());
   BOOST_TEST(c.state_file == "/var/lib/cassandra-lifecycle-agent/state.json");
   BOOST_TEST(c.log.file == "/var/log/cassandra-lifecycle-agent/agent.jsonl");
@@ -186,6 +191,8 @@ BOOST_AUTO_TEST_CASE(boundary_values_are_accepted) {
                          "hold_between_events_s": 0, "unsafe_recheck_s": 1}})",
            R"({"policy": {"drain_lead_s": 3600, "unsafe_drain_lead_s": 3600, "no_impact_freeze_max_s": 3600,
                          "hold_between_events_s": 3600, "unsafe_recheck_s": 300}})",
+           R"({"policy": {"quiet_s": 0, "catch_up_min_s": 0, "catch_up_max_s": 0}})",
+           R"({"policy": {"quiet_s": 60, "catch_up_min_s": 600, "catch_up_max_s": 86400}})",
            R"({"topology": {"replication_factor": 1, "schema_refresh_s": 10},
                "cassandra": {"command_timeout_s": 1}})",
            R"({"topology": {"replication_factor": 9, "schema_refresh_s": 86400},

@@ -10,6 +10,8 @@
 #include "cassandra/jolokia/jolokia_reads.hpp"
 #include "cassandra/nodetool_output/describecluster_parser.hpp"
 #include "cassandra/nodetool_output/info_parser.hpp"
+#include "cassandra/nodetool_output/max_hint_window_parser.hpp"
+#include "cassandra/nodetool_output/pending_hints_parser.hpp"
 #include "cassandra/nodetool_output/ring_parser.hpp"
 #include "cassandra/nodetool_output/running_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
@@ -191,6 +193,29 @@ BOOST_AUTO_TEST_CASE(steps_on_a_node_and_its_refusals_once_drained) {
     }
     BOOST_TEST(read<RunningRead>("steps", "running_after_" + name) == after, name);
   }
+}
+
+// Hints (SPEC 3.10): PendingHints over Jolokia equals listpendinghints taken in the same round (none, while
+// the target was down and its file still open, while it was dispatched, after), and MaxHintWindow equals
+// getmaxhintwindow.
+BOOST_AUTO_TEST_CASE(pending_hints_and_the_hint_window_equal_nodetool) {
+  for (const std::string name : {"none", "target_down", "dispatching", "after_dispatch"}) {
+    const auto nodetool = parsed(
+        parse_listpendinghints(test::cassandra_data("real-5.0/hints/listpendinghints_" + name + ".stdout")),
+        name);
+    const auto jolokia = read<PendingHintsRead>("hints", "pending_hints_" + name);
+    BOOST_TEST((jolokia == nodetool), name);
+  }
+  const auto dispatching = read<PendingHintsRead>("hints", "pending_hints_dispatching");
+  BOOST_REQUIRE(dispatching.size() == 1u);
+  BOOST_TEST(dispatching[0].host_id == "47632689-07ba-40c4-8bca-32acc960e66f");
+  BOOST_TEST(read<PendingHintsRead>("hints", "pending_hints_target_down").empty(),
+             "an open file is not listed");
+  const auto window =
+      parsed(parse_getmaxhintwindow(test::cassandra_data("real-5.0/hints/getmaxhintwindow.stdout")),
+             "getmaxhintwindow");
+  BOOST_TEST(read<MaxHintWindowRead>("hints", "max_hint_window").count() == window.count());
+  BOOST_TEST(window.count() == 10800000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

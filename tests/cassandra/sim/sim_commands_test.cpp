@@ -4,6 +4,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../cassandra_test_data.hpp"
+#include "cassandra/nodetool_output/max_hint_window_parser.hpp"
+#include "cassandra/nodetool_output/pending_hints_parser.hpp"
 #include "cassandra/nodetool_output/tpstats_parser.hpp"
 
 using cla::test::cassandra_data;
@@ -174,6 +176,45 @@ BOOST_FIXTURE_TEST_CASE(tpstats_counts_traffic_until_gossip_stops_and_its_echo, 
 
   BOOST_TEST(at(kNow + 60, "enablegossip").exit_code == 0);
   BOOST_TEST(reads(kNow + 61).read == after_echo.read + cla::kSimTasksPerSecond, "no catch-up of the gap");
+}
+
+// Hints (SPEC 3.10): while a node is seen down its peers list nothing for it (the file is open); once it is
+// seen up again every other running node lists it from a second later until hint_replay_s after, with a file
+// per 10 s of outage; the output is what parse_listpendinghints reads. getmaxhintwindow prints the node's.
+BOOST_FIXTURE_TEST_CASE(peers_list_hints_for_a_node_that_came_back_until_its_replay_ends, Fixture) {
+  node("127.0.1.2").hint_replay_s = 6;
+  auto drained = *find_node(cluster, "127.0.1.2");
+  const auto at = [&](std::int64_t t, const std::string& subcommand, const std::string& address) {
+    bool changed_now = false;
+    return cla::execute_sim_command(cluster, *find_node(cluster, address), subcommand, {}, t, changed_now);
+  };
+  const auto listed = [&](std::int64_t t, const std::string& address) {
+    const auto parsed = cla::parse_listpendinghints(at(t, "listpendinghints", address).out);
+    BOOST_REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
+    return parsed.value();
+  };
+  BOOST_TEST(at(kNow, "listpendinghints", "127.0.1.1").out == "This node does not have any pending hints\n");
+  bool changed_now = false;
+  BOOST_TEST(cla::execute_sim_command(cluster, drained, "disablegossip", {}, kNow, changed_now).exit_code ==
+             0);
+  BOOST_TEST(node("127.0.1.2").down_since == kNow);
+  BOOST_TEST(listed(kNow + 20, "127.0.1.1").empty(), "an open hints file is not listed");
+  BOOST_TEST(
+      cla::execute_sim_command(cluster, drained, "enablegossip", {}, kNow + 25, changed_now).exit_code == 0);
+  BOOST_TEST(node("127.0.1.2").back_at == kNow + 25);
+  BOOST_TEST(node("127.0.1.2").back_out_s == 25);
+  BOOST_TEST(listed(kNow + 25, "127.0.1.1").empty(), "closed only once the peer saw it alive");
+  const auto hints = listed(kNow + 26, "127.0.1.1");
+  BOOST_REQUIRE(hints.size() == 1u);
+  BOOST_TEST(hints[0].host_id == node("127.0.1.2").host_id);
+  BOOST_TEST(hints[0].total_files == 3);
+  BOOST_TEST(listed(kNow + 30, "127.0.1.3").size() == 1u, "every peer holds some");
+  BOOST_TEST(listed(kNow + 30, "127.0.1.2").empty(), "never for itself");
+  BOOST_TEST(listed(kNow + 31, "127.0.1.1").empty(), "delivered hint_replay_s after");
+
+  const auto window = cla::parse_getmaxhintwindow(at(kNow, "getmaxhintwindow", "127.0.1.1").out);
+  BOOST_REQUIRE(window.ok());
+  BOOST_TEST(window->count() == 10800000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,91 @@
+// Catching up in the daemon (SPEC 3.10): who still holds hints for this node once it is restored (the core's
+// ReadCatchUp), what this node holds for a member that catches up (published in its member key), and the
+// gate's count of the nodes this node's own Cassandra still holds hints for.
+#include <boost/asio.hpp>
+
+#include "agent/daemon/daemon.hpp"
+#include "agent/log.hpp"
+
+namespace cla {
+
+namespace asio = boost::asio;
+
+// Coordinated: the other members' keys name the hosts their nodes hold hints for. Uncoordinated this agent
+// sees no other node's hints: an empty answer, so catch_up_min alone holds the node (and the peers' own gates
+// count it while they hold hints for it).
+asio::awaitable<void> Daemon::read_catch_up() {
+  CatchUpOutcome outcome;
+  if (coordinator_ && own_host_id_.empty()) {  // forgotten when the restore restarted Cassandra
+    auto info = co_await node_->info();
+    if (stopping_) co_return;
+    if (info) own_host_id_ = info->host_id;
+  }
+  if (!coordinator_) {
+    outcome.read = true;
+  } else if (own_host_id_.empty()) {
+    outcome.detail = "this node's host id is not known (nodetool info failed)";
+  } else {
+    auto snap = co_await coordinator_->read();
+    if (stopping_) co_return;
+    if (!snap) {
+      outcome.detail = describe(snap.error());
+    } else {
+      outcome.read = true;
+      for (const auto& member : snap->members) {
+        if (iequals(member.vm, resource_name_)) continue;
+        const auto it = member.hints_for.find(own_host_id_);
+        if (it == member.hints_for.end()) continue;
+        outcome.holders.push_back(member.vm + " (" + std::to_string(it->second) + " hints files)");
+        outcome.hint_files += it->second;
+      }
+    }
+  }
+  if (stopping_) co_return;
+  execute(core_->on_catch_up(outcome, clock_.now()));
+}
+
+// At each watcher step: while another member catches up, read what this node holds and publish it; once none
+// does, clear it. With nodetool each read is a JVM start, hence only then.
+asio::awaitable<void> Daemon::publish_hints() {
+  auto snap = co_await coordinator_->read();
+  if (stopping_ || !snap) co_return;
+  const bool someone_catches_up = std::any_of(snap->members.begin(), snap->members.end(), [&](const auto& m) {
+    return m.phase == MemberPhase::catching_up && !iequals(m.vm, resource_name_);
+  });
+  if (!someone_catches_up) {
+    coordinator_->set_hints_for({});
+    co_return;
+  }
+  auto hints = co_await node_->pending_hints();
+  if (stopping_) co_return;
+  if (!hints) {
+    // The last published stays: the catching-up node waits on it until catch_up_max rather than on nothing.
+    log_line(LogLevel::warning, "pending_hints_unreadable", {{"detail", hints.error().message()}});
+    co_return;
+  }
+  std::map<std::string, std::int64_t> held;
+  for (const auto& h : *hints) held[h.host_id] = h.total_files;
+  coordinator_->set_hints_for(std::move(held));
+}
+
+// The gate's view (SPEC 3.10): every host this node holds hints for still catches up, so it counts as
+// unavailable. Unreadable (a Cassandra before 4.1 has no listpendinghints), the gate goes on without it and
+// says so once: coordinated, the catching-up node's drain record still holds the admission.
+asio::awaitable<std::map<std::string, std::int64_t>> Daemon::hints_held_for_gate() {
+  std::map<std::string, std::int64_t> held;
+  if (dry_run_) co_return held;
+  auto hints = co_await node_->pending_hints();
+  if (!hints) {
+    if (!gate_hints_unreadable_logged_)
+      log_line(LogLevel::warning, "pending_hints_unreadable",
+               {{"detail", hints.error().message()},
+                {"note", "the gate cannot see which peers still catch up on hints from this node"}});
+    gate_hints_unreadable_logged_ = true;
+    co_return held;
+  }
+  gate_hints_unreadable_logged_ = false;
+  for (const auto& h : *hints) held[h.host_id] = h.total_files;
+  co_return held;
+}
+
+}  // namespace cla
