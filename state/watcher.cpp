@@ -77,9 +77,18 @@ WatcherPlan AgentlessWatch::decide(const WatcherInput& in) {
   for (const auto& known : in.known) {
     if (iequals(known.vm, in.self) || find_vm(in.members, known.vm)) continue;
     const DrainRecord* existing = find_vm(in.drains, known.vm);
-    if (existing && !existing->agentless) continue;  // its agent's own record counts already
+    // Its agent's own record counts already while the node is down. Once the node shows UN the record is
+    // stale (the next admission deletes it: SPEC 9), e.g. an agent gone while its node caught up (SPEC 3.10):
+    // the leader takes it over, guarded by its revision.
+    const bool stale_own = existing && !existing->agentless && in.up_host_ids.count(existing->host_id);
+    if (existing && !existing->agentless && !stale_own) continue;
     DrainRecord record;
-    if (existing) {
+    if (stale_own) {
+      record = *existing;
+      record.agentless = true;
+      record.events.clear();
+      record.since = in.now;
+    } else if (existing) {
       record = *existing;
     } else {
       record.vm = known.vm;
@@ -89,7 +98,7 @@ WatcherPlan AgentlessWatch::decide(const WatcherInput& in) {
       record.since = in.now;
       record.agentless = true;
     }
-    bool changed = !existing;
+    bool changed = !existing || stale_own;
     bool impacted = false;
     for (const auto& event : in.events) {
       if (!names_node(event, known.vm) || !active(event, in)) continue;

@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(what_is_not_recorded) {
       {"this agent's own VM", [](auto& in) { in.self = "vm2"; }},
       {"a VM no known record names",
        [](auto& in) { in.events = {event("ev-1", {"vm9"}, cla::EventStatus::started, {})}; }},
-      {"a VM whose agent left its own record (it counts already)",
+      {"a VM whose agent left its own record while its node is down (it counts already)",
        [](auto& in) {
          cla::DrainRecord own;
          own.vm = "vm2";
@@ -169,6 +169,32 @@ BOOST_AUTO_TEST_CASE(what_is_not_recorded) {
       BOOST_TEST((cla::AgentlessWatch{}.decide(in) == cla::WatcherPlan{}));
     }
   }
+}
+
+// vm2's agent left its record and its node shows UN (it stopped while the node caught up, SPEC 3.10): the
+// record is stale and the next admission would delete it, so the leader takes it over as agentless, only if
+// it is still as read.
+BOOST_AUTO_TEST_CASE(a_stale_record_of_a_gone_agent_is_taken_over_when_its_vm_is_impacted) {
+  auto in = base();
+  in.events = {event("ev-1", {"vm2"}, cla::EventStatus::started, {})};
+  cla::DrainRecord own;
+  own.vm = "vm2";
+  own.rack = "rack3";
+  own.host_id = "h2";
+  own.events = {"EV-0"};
+  own.mod_revision = 12;
+  in.drains = {own};
+  in.up_host_ids = {"h2"};
+  in.now = kT0 + 5s;
+  const auto plan = cla::AgentlessWatch{}.decide(in);
+  BOOST_TEST_REQUIRE(plan.put.size() == 1u);
+  BOOST_TEST(plan.put[0].agentless);
+  BOOST_TEST(plan.put[0].mod_revision == 12);
+  BOOST_TEST(plan.put[0].events == std::vector<std::string>{"EV-1"}, boost::test_tools::per_element());
+  BOOST_TEST((plan.put[0].since == kT0 + 5s));
+  BOOST_TEST(plan.impacts.size() == 1u);
+  in.events.clear();
+  BOOST_TEST((cla::AgentlessWatch{}.decide(in) == cla::WatcherPlan{}), "not impacted: left to the admission");
 }
 
 BOOST_AUTO_TEST_CASE(a_started_event_is_recorded_at_once_and_a_second_event_is_added_and_logged) {
