@@ -47,18 +47,20 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
   --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
   --backend     how the agents reach their nodes (cassandra.backend, SPEC 8.1): nodetool (default) or jolokia
                 (the cluster started --jolokia, in a directory of its own: build/cassandra-cluster[-6]-jolokia)
-  --announce-ms MS  NOT CASSANDRA'S DEFAULT: the nodes run with -Dcassandra.shutdown_announce_in_ms=MS, as
-                README advises for nodes the agent drains (0): with the default 2000 ms, peers that marked a
-                drained node DOWN often mark it UP again while it keeps gossiping through that sleep, and send it
-                reads until they convict it after its impact (docs/benchmarks.md). A cluster of its own
-                (...-announce-MS); every other cluster of this bench on the same addresses is stopped first
+  --announce-ms default|MS  default (the default): Cassandra's own shutdown announce (2000 ms). MS: the nodes run
+                with -Dcassandra.shutdown_announce_in_ms=MS, as docs/jolokia.md advises for nodes the agent drains
+                (0), for comparison: with the default, peers that marked a drained node DOWN may mark it UP again
+                while it gossips through that sleep, and send it reads until they convict it; the agent's quiet
+                before approval (SPEC 3.10) waits for that to end. A cluster of its own (...-announce-MS); every
+                other cluster of this bench on the same addresses is stopped first
 Prints a table per run (requests, failed (timed out and missed among them), wrong, latency per phase;
 requests = sent + missed = answered + failed; failures per impact-second; the impacts
 and, in agent mode, each drain's margin before its impact; with --nodes 6 what the unsafe phase checked), the
 spread over runs, then
   failed_agent=N failed_noagent=N failed_approve_now=N wrong_agent=N wrong_noagent=N lost_agent=N
-  lost_noagent=N p99_agent_ms=N p99_noagent_ms=N
-(failed (missed slots included), wrong (a wrong value or no row for an acknowledged write), lost summed over a
+  lost_noagent=N p99_agent_ms=N p99_noagent_ms=N failed_agent_scheduled=N announce_ms=default|MS
+(failed (missed slots included), failed_agent_scheduled the agent runs' failures in the phases whose events
+were seen Scheduled (all but the one seen Started), wrong (a wrong value or no row for an acknowledged write), lost summed over a
 mode's runs; p99 over all its requests, from their due instants; -1 for a mode not run).
 Environment: CASSANDRA_CLUSTER_DIR, CASSANDRA_FIRST_HOST (as cassandra-cluster.sh); BENCH_KEEP=1 keeps the
 work dir (the agents' logs at debug level, each node's system.log after every step). About 8 minutes a run.
@@ -83,7 +85,7 @@ while (($#)); do
     --nodes) node_count=${2:?--nodes needs 3 or 6}; shift 2 ;;
     --coordinated) coordinated=1; shift ;;
     --backend) backend=${2:?--backend needs nodetool or jolokia}; shift 2 ;;
-    --announce-ms) announce_ms=${2:?--announce-ms needs milliseconds}; shift 2 ;;
+    --announce-ms) announce_ms=${2:?--announce-ms needs default or milliseconds}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -92,7 +94,9 @@ done
 [[ $node_count == 3 || $node_count == 6 ]] || usage_error "--nodes must be 3 or 6, not '$node_count'"
 [[ $driver == debian || $driver == pypi ]] || usage_error "--driver must be debian or pypi, not '$driver'"
 [[ $backend == nodetool || $backend == jolokia ]] || usage_error "--backend must be nodetool or jolokia, not '$backend'"
-[[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] || usage_error "--announce-ms must be milliseconds, not '$announce_ms'"
+[[ $announce_ms != default ]] || announce_ms=""
+[[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] ||
+  usage_error "--announce-ms must be default or milliseconds, not '$announce_ms'"
 IFS=, read -ra wanted <<<"$modes"
 for mode in "${wanted[@]}"; do
   [[ $mode == noagent || $mode == approve_now || $mode == agent ]] || usage_error "unknown mode '$mode'"
@@ -604,4 +608,5 @@ for ((r = 1; r <= repeat; r++)); do
     spread_args+=(--run "$mode=$run_dir")
   done
 done
-/usr/bin/python3 -I "$root/scripts/bench/availability_report.py" spread "${spread_args[@]}"
+/usr/bin/python3 -I "$root/scripts/bench/availability_report.py" spread "${spread_args[@]}" \
+  --announce-ms "${announce_ms:-default}"
