@@ -180,6 +180,8 @@ class Daemon {
   std::string own_host_id_;         // from nodetool info once; forgotten when Cassandra is restarted
   bool gate_hints_unreadable_logged_ = false;
   bool hint_window_unreadable_logged_ = false;
+  // The configured and the reported rack of the last topology_mismatch (logged once per change).
+  std::optional<std::pair<std::string, std::string>> topology_mismatch_logged_;
   // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
   // was attempted, and the last check's view of the cluster (admission judges by it).
   std::shared_ptr<const ReplicationSnapshot> snapshot_;

@@ -111,12 +111,16 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
   const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
   const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
-  if (configured != view->self.rack)
+  // Once per change, not at every check (issue 40): a recheck every unsafe_recheck_s would repeat it.
+  const std::optional<std::pair<std::string, std::string>> mismatch =
+      configured == view->self.rack ? std::nullopt : std::optional{std::pair{configured, view->self.rack}};
+  if (mismatch && mismatch != topology_mismatch_logged_)
     log_line(LogLevel::error, "topology_mismatch",
              {{"fault_domain", fault_domain_},
               {"configured_rack", configured},
               {"cassandra_rack", view->self.rack},
-              {"note", "the gate uses the rack nodetool reports"}});
+              {"note", "the gate uses the rack nodetool reports; said again only when either changes"}});
+  topology_mismatch_logged_ = mismatch;
   const auto neighbours = impacted_nodes(view->status, status_taken_at);
   std::vector<std::string> unavailable;
   for (const auto& [address, impact] : neighbours) unavailable.push_back(address);

@@ -97,6 +97,9 @@ class Evaluator {
       if (!natural && !has_self(range.pending)) continue;
       ++result.ranges;
       for (const Scope& scope : scopes) {
+        // A DC this node is not in is never the reason (SPEC 3.4): its count does not change when this node
+        // leaves (EACH_QUORUM's other DCs; their shortage is theirs whatever this node does).
+        if (!scope.dc.empty() && scope.dc != self_.datacenter) continue;
         int counted = 0, natural_up = 0, pending_up = 0;
         std::vector<std::string> down, pending;
         for (EndpointIndex e : range.natural) {

@@ -78,6 +78,28 @@ BOOST_AUTO_TEST_CASE(unsafe_cluster_gets_a_forced_drain_at_the_last_moment_and_n
 
 // rack2 comes back before the forced-drain instant: the next poll's check says safe; a normal drain,
 // approved.
+// fault_domain_racks maps this VM to a rack nodetool does not report: said once, not at each of the unsafe
+// verdict's rechecks (issue 40).
+BOOST_AUTO_TEST_CASE(topology_mismatch_is_said_once_per_change_not_at_every_check) {
+  AgentScenario s;
+  BOOST_REQUIRE(s.sim("stop", "127.0.1.2").ok());
+  s.write_config({{"topology", {{"fault_domain_racks", {{"0", "rack9"}, {"1", "rack2"}, {"2", "rack3"}}}}}});
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 10}, {"duration_s", 30}});
+  // Due at NotBefore - drain_lead_s (3 s), forced 1 s before NotBefore, asked again every unsafe_recheck_s (1 s):
+  // five checks, three at least whatever the wake-ups' delays.
+  s.wait_for("drain_forced_unsafe", s.until_started_by_not_before(id), id);
+  std::size_t checks = 0;
+  for (const auto& call : s.calls())
+    if (call.node == cla::test::kAgentNode && call.subcommand == "status") ++checks;
+  BOOST_TEST(checks >= 3u, "the gate was asked again while unsafe");
+  const auto mismatches = s.log("topology_mismatch");
+  BOOST_REQUIRE(mismatches.size() == 1u);
+  BOOST_TEST(mismatches[0].at("configured_rack").as_string() == "rack9");
+  BOOST_TEST(mismatches[0].at("cassandra_rack").as_string() == "rack1");
+}
+
 BOOST_AUTO_TEST_CASE(unsafe_cluster_that_recovers_in_time_is_drained_and_approved) {
   AgentScenario s;
   BOOST_REQUIRE(s.sim("stop", "127.0.1.2").ok());
