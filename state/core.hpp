@@ -93,6 +93,7 @@ class Core {
   // on the path (the gate's round, disablebinary, disablegossip, and drain when it flushes); zero without
   // either.
   std::chrono::milliseconds expected_drain(const EventRecord& rec) const;
+  std::chrono::milliseconds planned_drain(const EventRecord& rec) const;
   void record_drain_duration(WallTime now);
   bool rebooted_since_drain() const { return state_.node.boot_id_at_drain != boot_id_; }
   WallTime forced_at(const EventRecord& rec) const;

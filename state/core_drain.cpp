@@ -43,6 +43,14 @@ WallTime Core::drain_at(const EventRecord& rec) const {
   return computed;
 }
 
+// What the drain's start was planned by: NotBefore - drain_lead - its due instant (which stays put once found
+// due, while expected_drain may shrink), else the current expectation.
+std::chrono::milliseconds Core::planned_drain(const EventRecord& rec) const {
+  if (rec.plan != EventPlan::platform_drain || !rec.event.not_before) return expected_drain(rec);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*rec.event.not_before - policy_.drain_lead -
+                                                               drain_at(rec));
+}
+
 std::chrono::milliseconds Core::expected_drain(const EventRecord& rec) const {
   const auto longest_of_last = [](const std::vector<std::int64_t>& samples) -> std::int64_t {
     const auto first = samples.size() > kDrainSamples ? samples.end() - kDrainSamples : samples.begin();
@@ -292,7 +300,7 @@ void Core::begin_drain(EventRecord& rec, bool forced, WallTime now, Actions& out
   boost::json::object extra{{"forced_unsafe", forced},
                             {"flush", needs_flush(rec.event.type, policy_)},
                             {"emergency", rec.emergency},
-                            {"expected_drain_s", seconds(expected_drain(rec))}};
+                            {"expected_drain_s", seconds(planned_drain(rec))}};
   log_event(out, Severity::info, "drain_started", rec, std::move(extra));
   // NodeMaintenanceStarting announces a drain ahead of the impact; an event first seen Started has had
   // its NodeMaintenanceStart already (SPEC 3.7: Start, then Ended).

@@ -52,6 +52,9 @@ BOOST_AUTO_TEST_CASE(a_drain_found_due_stays_due_while_its_estimate_shrinks) {
   const Actions a = d.run(core.on_safety(SafetyResult{true, "ok", {}, {}}, due + 1s));
   BOOST_TEST((steps(a) == kDisable), "the verdict asked for the due drain is used");
   BOOST_TEST(d.held_checks == 1);
+  const LogAction* started = find_log(a, "drain_started");
+  BOOST_REQUIRE(started);
+  BOOST_TEST(started->fields.at("expected_drain_s").as_double() == 45.0, "what the start was planned by");
 }
 
 BOOST_AUTO_TEST_CASE(a_drain_found_due_is_planned_afresh_when_its_not_before_moves) {
