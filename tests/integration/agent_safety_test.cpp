@@ -87,8 +87,8 @@ BOOST_AUTO_TEST_CASE(topology_mismatch_is_said_once_per_change_not_at_every_chec
   s.start_agent();
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 10}, {"duration_s", 30}});
-  // Due at NotBefore - drain_lead_s (3 s), forced 1 s before NotBefore, asked again every unsafe_recheck_s (1 s):
-  // five checks, three at least whatever the wake-ups' delays.
+  // Due at NotBefore - drain_lead_s (3 s), forced 1 s before NotBefore, asked again every
+  // unsafe_recheck_s (1 s): five checks, three at least whatever the wake-ups' delays.
   s.wait_for("drain_forced_unsafe", s.until_started_by_not_before(id), id);
   std::size_t checks = 0;
   for (const auto& call : s.calls())

@@ -141,7 +141,8 @@ BOOST_AUTO_TEST_CASE(nts_two_dcs_per_level) {
   BOOST_TEST(each.reason == cla::VerdictReason::replicas_short);
   BOOST_TEST(each.short_range->datacenter == "dc2");
   BOOST_TEST((each.short_range->needed == 2 && each.short_range->available == 1));
-  BOOST_TEST(each.short_range->down == (std::vector<std::string>{"10.0.0.4"}), boost::test_tools::per_element());
+  BOOST_TEST(each.short_range->down == (std::vector<std::string>{"10.0.0.4"}),
+             boost::test_tools::per_element());
   const auto quorum = verdict(nodes, ks, two_in_dc2, self, Q);
   BOOST_TEST((quorum.short_range->needed == 4 && quorum.short_range->available == 3));
   BOOST_TEST(quorum.short_range->datacenter == "");
