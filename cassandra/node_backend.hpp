@@ -95,12 +95,16 @@ class NodeBackend {
   virtual boost::asio::awaitable<NodeRead<std::chrono::milliseconds>> max_hint_window() = 0;
 
   // One attempt at a step, bounded by `timeout` (and by the backend's own command timeout when shorter).
-  // Never abandoned by abandon_reads(): a step that changes the node always runs to its end or its bound.
+  // Never abandoned by abandon_reads(): a step that changes the node runs to its end or its bound, unless
+  // abandon_steps() ends it.
   virtual boost::asio::awaitable<NodeChangeAttempt> change(NodeChange step,
                                                            std::chrono::milliseconds timeout) = 0;
 
   // Ends every read in flight at once (their answers say abandoned); how many there were.
   virtual std::size_t abandon_reads() = 0;
+  // Ends every step in flight, and the restore's confirmation (Abandonable::no), at once: a restore's step
+  // when a drain is due (SPEC 3.9); never asked while a drain's step runs. How many there were.
+  virtual std::size_t abandon_steps() = 0;
 };
 
 }  // namespace cla

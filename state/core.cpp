@@ -219,6 +219,8 @@ Actions Core::on_safety(const SafetyResult& result, WallTime now) {
 
 Actions Core::on_step_done(Step step, const StepOutcome& outcome, WallTime now) {
   Actions out;
+  // No such step is out: it was abandoned for a drain (SPEC 3.9), and its answer is stale.
+  if (step_in_flight_ != step) return out;
   step_in_flight_.reset();
   if (is_drain_step(step)) {
     drain_step_done(step, outcome, now, out);
@@ -234,6 +236,7 @@ void Core::advance(WallTime now, Actions& out) {
   // so that a drain completed in this pass is approved in this pass. A forced or emergency drain waits for
   // no read: the reads in flight are abandoned first.
   preempt_reads(now, out);
+  preempt_restore(now, out);
   if (!busy()) defer_restore(now, out);
   if (!busy() && !drain_work(now, out) && !restore_work(now, out)) emit_pending_ended(out);
   approval_work(now, out);
@@ -253,7 +256,10 @@ std::optional<WallTime> Core::next_wakeup(WallTime now) const {
       const bool etcd_holds = admission_refusal_ || (admission_ == CoordinationResult::unavailable &&
                                                      policy_.hold_without_coordination);
       // A read still out at the forced instant is abandoned then (SPEC 3.9): wake for it.
-      if (safety_ == Safety::unsafe || etcd_holds || reads_in_flight()) consider(forced_at(rec));
+      // So is a restore's step still out then (preempt_restore).
+      const bool restore_step_out = step_in_flight_ && !is_drain_step(*step_in_flight_);
+      if (safety_ == Safety::unsafe || etcd_holds || reads_in_flight() || restore_step_out)
+        consider(forced_at(rec));
       // A read asked at or after that instant is given up late_check_grace after it was asked.
       if (const auto asked = reads_asked_at(); asked && *asked >= forced_at(rec))
         consider(*asked + policy_.late_check_grace);

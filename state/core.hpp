@@ -77,6 +77,11 @@ class Core {
   bool drain_event(const std::string& key, EventRecord& rec, bool first_pass, WallTime now, Actions& out);
   // Forced and emergency drains never wait for a read in flight (SPEC 3.9): stop waiting for it.
   void preempt_reads(WallTime now, Actions& out);
+  // Nor for a restore's step in flight (SPEC 3.9): a drain due now abandons it (core_restore.cpp).
+  void preempt_restore(WallTime now, Actions& out);
+  // What a drain of `rec` due now is for ("emergency_drain", "forced_drain", "drain"), when it needs no gate
+  // check first; empty when it is not due, or waits for a gate.
+  std::string_view due_without_gate(const std::string& key, const EventRecord& rec, WallTime now) const;
   bool goes_first(const std::string& key, const EventRecord& rec) const;
   std::optional<WallTime> reads_asked_at() const;
   bool gate_allows(EventRecord& rec, WallTime now, Actions& out, bool& forced);

@@ -83,6 +83,9 @@ bool operator==(const ReleaseDrain&, const ReleaseDrain&) {
 bool operator==(const AbandonReads&, const AbandonReads&) {
   return true;
 }
+bool operator==(const AbandonStep& a, const AbandonStep& b) {
+  return a.step == b.step;
+}
 bool operator==(const ReadStages&, const ReadStages&) {
   return true;
 }
@@ -116,6 +119,7 @@ struct Printer {
   void operator()(const CheckSharedApproval& a) const { os << "check_shared_approval{" << a.event_id << "}"; }
   void operator()(const ReleaseDrain&) const { os << "release_drain"; }
   void operator()(const AbandonReads&) const { os << "abandon_reads"; }
+  void operator()(const AbandonStep& a) const { os << "abandon_step{" << to_string(a.step) << "}"; }
   void operator()(const ReadStages&) const { os << "read_stages"; }
   void operator()(const ReadCatchUp&) const { os << "read_catch_up"; }
   void operator()(const Notify& a) const {

@@ -68,6 +68,12 @@ struct CheckSharedApproval {
 // check, the schema refresh, the start-up observation, an awaited etcd admission) and kill their processes;
 // their answers, should any still come, are not the core's any more.
 struct AbandonReads {};
+// A drain is due while a restore's step runs (SPEC 3.9): the step is abandoned, its process killed (a
+// restart_command's group, a nodetool enable*, a Jolokia request cancelled), and its answer, should one still
+// come, is not the core's any more.
+struct AbandonStep {
+  Step step = Step::enable_gossip;
+};
 // Remove this node's drain record (idempotent): the node is back in service.
 struct ReleaseDrain {};
 // Read the replica stages' completed tasks (SPEC 3.10); answered by on_stages.
@@ -82,8 +88,9 @@ struct Notify {
   boost::json::object event_fields;  // the correlation fields every line about an event carries (SPEC 2.4)
 };
 
-using Action = std::variant<LogAction, CheckSafety, RefreshSchema, RunStep, Approve, Persist, Notify, Admit,
-                            CheckSharedApproval, ReleaseDrain, AbandonReads, ReadStages, ReadCatchUp>;
+using Action =
+    std::variant<LogAction, CheckSafety, RefreshSchema, RunStep, Approve, Persist, Notify, Admit,
+                 CheckSharedApproval, ReleaseDrain, AbandonReads, AbandonStep, ReadStages, ReadCatchUp>;
 
 bool operator==(const LogAction& a, const LogAction& b);
 bool operator==(const CheckSafety&, const CheckSafety&);
@@ -96,6 +103,7 @@ bool operator==(const Admit& a, const Admit& b);
 bool operator==(const CheckSharedApproval& a, const CheckSharedApproval& b);
 bool operator==(const ReleaseDrain&, const ReleaseDrain&);
 bool operator==(const AbandonReads&, const AbandonReads&);
+bool operator==(const AbandonStep& a, const AbandonStep& b);
 bool operator==(const ReadStages&, const ReadStages&);
 bool operator==(const ReadCatchUp&, const ReadCatchUp&);
 std::ostream& operator<<(std::ostream& os, const Action& action);

@@ -145,6 +145,42 @@ void Core::defer_restore(WallTime now, Actions& out) {
   out.push_back(Persist{});
 }
 
+std::string_view Core::due_without_gate(const std::string& key, const EventRecord& rec, WallTime now) const {
+  if (rec.plan != EventPlan::user_drain && rec.plan != EventPlan::platform_drain) return {};
+  if (rec.drain_complete || rec.drain_failed) return {};
+  if (rec.emergency) return "emergency_drain";
+  if (state_.node.drained_for.count(key)) return "drain";  // a Started event while the node is out
+  if (rec.event.status != EventStatus::scheduled || now < drain_at(rec)) return {};
+  if (rec.plan == EventPlan::user_drain || node_is_out()) return "drain";
+  return now >= forced_at(rec) ? "forced_drain" : "";
+}
+
+// A restore's step may run for minutes (enable* retried while Cassandra starts, a restart_command): a drain
+// that is due and needs no gate check first (an emergency, a forced drain, a node still out) does not wait
+// for it (SPEC 3.9). What the step may have changed counts as changed, so that the drain undoes it: an
+// abandoned enable* may have enabled, an abandoned restart may have started Cassandra.
+void Core::preempt_restore(WallTime now, Actions& out) {
+  if (!step_in_flight_ || is_drain_step(*step_in_flight_)) return;
+  for (auto& [key, rec] : state_.events) {
+    const std::string_view why = due_without_gate(key, rec, now);
+    if (why.empty()) continue;
+    const Step step = *step_in_flight_;
+    NodeDrainState& node = state_.node;
+    if (step == Step::enable_gossip) node.gossip_disabled = false;
+    if (step == Step::enable_binary) node.binary_disabled = false;
+    if (step == Step::restart_cassandra) node.flushed = node.gossip_disabled = node.binary_disabled = false;
+    // restoring_ stays: the node is no more out than it was, so no back-to-back hold takes it out without
+    // its gate; the drain's first step ends this restore (restore_work), a later one starts afresh.
+    step_in_flight_.reset();
+    restart_done_ = serving_checked_ = false;
+    log_event(out, Severity::warning, "restore_step_abandoned", rec,
+              {{"step", to_string(step)}, {"for", why}});
+    out.push_back(AbandonStep{step});
+    out.push_back(Persist{});
+    return;
+  }
+}
+
 bool Core::restore_work(WallTime now, Actions& out) {
   const NodeDrainState& node = state_.node;
   if (!document_seen_ || !node.out_of_service || !node.drained_for.empty()) {

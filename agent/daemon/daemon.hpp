@@ -23,6 +23,7 @@
 #include "cassandra/nodetool_output/info_parser.hpp"
 #include "cassandra/nodetool_output/status_parser.hpp"
 #include "imds/imds_client.hpp"
+#include "imds/process/process_runner.hpp"
 #include "state/core.hpp"
 #include "state/neighbour_impacts.hpp"
 #include "state/state_store.hpp"
@@ -78,8 +79,10 @@ class Daemon {
   boost::asio::awaitable<void> read_stages();
   boost::asio::awaitable<void> check_shutdown_announce();
   boost::asio::awaitable<void> run_step(RunStep step, SteadyTime issued);
+  // `generation`: steps_generation_ when the step began; an abandoned step makes no further attempt.
   boost::asio::awaitable<StepOutcome> run_node_step(NodeChange change, WallTime deadline,
-                                                    NodeChangeAttempt& first, NodeChangeAttempt& last);
+                                                    std::uint64_t generation, NodeChangeAttempt& first,
+                                                    NodeChangeAttempt& last);
   void time_drain_step(Step step, SteadyTime issued, const NodeChangeAttempt& first,
                        const NodeChangeAttempt& last);
   boost::asio::awaitable<StepOutcome> confirm_restored();
@@ -139,6 +142,9 @@ class Daemon {
   // AbandonReads: the reads in flight are killed, and their answers, when they come, are dropped.
   void abandon_reads();
   bool abandoned_since(std::uint64_t generation) const { return generation != reads_generation_; }
+  // AbandonStep: a restore's step in flight is ended (its process group killed, its request cancelled) and
+  // its answer dropped.
+  void abandon_step(Step step);
   std::string state_json() const;
   // Runs `coroutine` on the loop; an exception escaping it is logged as internal_error, not lost.
   void spawn(boost::asio::awaitable<void> coroutine, const char* what);
@@ -155,6 +161,9 @@ class Daemon {
   std::unique_ptr<NodeBackend> node_;  // the node's reads and steps (cassandra.backend)
   std::optional<SteadyTime> jolokia_unreachable_logged_;
   std::uint64_t reads_generation_ = 0;  // counts abandons: a read started before the last one is stale
+  std::uint64_t steps_generation_ = 0;  // the same for steps
+  // A restart_command in flight, which AbandonStep kills.
+  std::shared_ptr<ProcessGroups> restart_groups_ = std::make_shared<ProcessGroups>();
   StateStore store_;
   CoreClock clock_;            // the core's time: monotonic (SPEC 3.9); NotBefore converted at each sighting
   std::optional<Core> core_;   // built once the state file is loaded

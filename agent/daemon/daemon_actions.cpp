@@ -30,6 +30,8 @@ LogLevel level_of(Severity s) {
 }
 
 constexpr auto kHookTimeout = 30s;
+constexpr std::size_t kRestartOutputLimit =
+    64 * 1024;  // what a restart script prints: its first line is logged
 
 // The change a core's Step makes to the node; nullopt for the restart command and the reads.
 std::optional<NodeChange> node_change_of(Step step) {
@@ -102,6 +104,8 @@ void Daemon::execute(Actions actions) {
       spawn(admit(*a), a->awaited ? "admit" : "record_drain");
     } else if (std::holds_alternative<AbandonReads>(action)) {
       abandon_reads();
+    } else if (auto* abandoned = std::get_if<AbandonStep>(&action)) {
+      abandon_step(abandoned->step);
     } else if (auto* c = std::get_if<CheckSharedApproval>(&action)) {
       spawn(check_shared(c->event_id), "check_shared_approval");
     } else if (std::holds_alternative<ReadStages>(action)) {
@@ -193,6 +197,13 @@ void Daemon::abandon_reads() {
              {{"processes", killed}, {"reason", "a forced or emergency drain waits for no read (SPEC 3.9)"}});
 }
 
+void Daemon::abandon_step(Step step) {
+  ++steps_generation_;
+  const std::size_t ended = node_->abandon_steps() + restart_groups_->kill_all();
+  log_line(LogLevel::warning, "step_killed",
+           {{"step", to_string(step)}, {"calls", ended}, {"reason", "a drain is due (SPEC 3.9)"}});
+}
+
 asio::awaitable<void> Daemon::check_safety() {
   const std::uint64_t generation = reads_generation_;
   const SafetyResult result = co_await evaluate_gate();
@@ -222,6 +233,7 @@ asio::awaitable<void> Daemon::read_stages() {
 }
 
 asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
+  const std::uint64_t generation = steps_generation_;
   StepOutcome outcome;
   const bool mutating = step.step != Step::confirm_restored && step.step != Step::check_serving;
   if (dry_run_ && step.step == Step::check_serving) {
@@ -233,7 +245,8 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
   } else if (step.step == Step::restart_cassandra) {
     own_host_id_.clear();  // a restarted node may come back under another identity: ask info again
     const CommandOutcome out =
-        co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s);
+        co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s, {},
+                             kRestartOutputLimit, restart_groups_);
     outcome.ok = out.ok();
     outcome.detail = out.summary();
     outcome.timed_out = out.timed_out;
@@ -244,10 +257,11 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
     outcome = co_await confirm_restored();
   } else if (const auto change = node_change_of(step.step)) {
     NodeChangeAttempt first, last;
-    outcome = co_await run_node_step(*change, step.deadline, first, last);
+    outcome = co_await run_node_step(*change, step.deadline, generation, first, last);
     time_drain_step(step.step, issued, first, last);
   }
-  if (stopping_) co_return;  // what is done is persisted; a restart resumes from there
+  if (stopping_) co_return;                        // what is done is persisted; a restart resumes from there
+  if (generation != steps_generation_) co_return;  // abandoned for a drain: the core moved on
   execute(core_->on_step_done(step.step, outcome, clock_.now()));
 }
 
@@ -277,7 +291,8 @@ void Daemon::time_drain_step(Step step, SteadyTime issued, const NodeChangeAttem
 // let it run past it, and the first attempt gets at least kMinAttempt.
 // `first` and `last` get the first and the last attempt (their start and end instants).
 asio::awaitable<StepOutcome> Daemon::run_node_step(NodeChange change, WallTime deadline,
-                                                   NodeChangeAttempt& first, NodeChangeAttempt& last) {
+                                                   std::uint64_t generation, NodeChangeAttempt& first,
+                                                   NodeChangeAttempt& last) {
   constexpr auto kMinAttempt = 1s;
   auto backoff = 1s;
   for (int attempt = 1;; ++attempt) {
@@ -294,10 +309,11 @@ asio::awaitable<StepOutcome> Daemon::run_node_step(NodeChange change, WallTime d
               {"detail", out.detail},
               {"timeout", out.timed_out},
               {"jmx_unreachable", out.unreachable}});
-    if (stopping_ || clock_.now() + backoff >= deadline)
+    if (stopping_ || generation != steps_generation_ || clock_.now() + backoff >= deadline)
       co_return StepOutcome{false, false, out.detail, out.timed_out};
     asio::steady_timer t(io_, backoff);
     co_await t.async_wait(asio::use_awaitable);
+    if (generation != steps_generation_) co_return StepOutcome{false, false, "abandoned", false};
     backoff = std::min<std::chrono::seconds>(backoff * 2, 10s);
   }
 }

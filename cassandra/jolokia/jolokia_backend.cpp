@@ -45,9 +45,10 @@ JolokiaBackend::JolokiaBackend(asio::any_io_executor ex, const JolokiaClientOpti
 template <class T, class Call>
 asio::awaitable<NodeRead<T>> JolokiaBackend::read(std::string_view name, Call call, bool abandonable) {
   const auto start = Clock::now();
-  if (abandonable) ++reads_in_flight_;
+  std::size_t& in_flight = abandonable ? reads_in_flight_ : steps_in_flight_;
+  ++in_flight;
   Result<T, JolokiaFailure> answer = co_await call(command_timeout_);
-  if (abandonable) --reads_in_flight_;
+  --in_flight;
   NodeCallRecord record{.name = name, .ok = answer.ok(), .duration = since(start), .detail = ""};
   if (answer.ok()) {
     if (observer_) observer_(record);
@@ -125,7 +126,9 @@ asio::awaitable<NodeChangeAttempt> JolokiaBackend::change(NodeChange step,
                                                           std::chrono::milliseconds timeout) {
   NodeChangeAttempt attempt;
   attempt.started = Clock::now();
+  ++steps_in_flight_;
   const auto done = co_await steps_.step(jolokia_step(step), std::min(timeout, command_timeout_));
+  --steps_in_flight_;
   attempt.ended = Clock::now();
   NodeCallRecord record{
       .name = subcommand_of(step),
@@ -141,6 +144,7 @@ asio::awaitable<NodeChangeAttempt> JolokiaBackend::change(NodeChange step,
     attempt.timed_out = f.kind == Kind::timeout;
     attempt.detail = describe(f);
     record.timed_out = attempt.timed_out;
+    record.abandoned = f.kind == Kind::cancelled;
     record.unreachable = attempt.unreachable;
     record.detail = attempt.detail;
   }
@@ -151,6 +155,12 @@ asio::awaitable<NodeChangeAttempt> JolokiaBackend::change(NodeChange step,
 std::size_t JolokiaBackend::abandon_reads() {
   const std::size_t in_flight = reads_in_flight_;
   reads_.cancel();
+  return in_flight;
+}
+
+std::size_t JolokiaBackend::abandon_steps() {
+  const std::size_t in_flight = steps_in_flight_;
+  steps_.cancel();
   return in_flight;
 }
 

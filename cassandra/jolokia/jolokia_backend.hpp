@@ -1,6 +1,7 @@
 // The Jolokia backend (SPEC 2.3 `cassandra.backend: jolokia`, 8.1): the node's reads and steps as HTTP
 // requests to the Jolokia JVM agent inside Cassandra, on kept-alive connections. Reads and steps have a
-// client each, so that abandon_reads() (SPEC 3.9) cancels the reads in flight and never a step.
+// client each, so that abandon_reads() (SPEC 3.9) cancels the reads in flight and never a step;
+// abandon_steps() cancels a restore's step when a drain is due.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -31,6 +32,7 @@ class JolokiaBackend final : public NodeBackend {
   boost::asio::awaitable<NodeChangeAttempt> change(NodeChange step,
                                                    std::chrono::milliseconds timeout) override;
   std::size_t abandon_reads() override;
+  std::size_t abandon_steps() override;
 
  private:
   // One read through `client`, timed and reported to the observer under `name` (the nodetool subcommand it
@@ -45,6 +47,7 @@ class JolokiaBackend final : public NodeBackend {
   std::chrono::milliseconds command_timeout_;
   NodeCallObserver observer_;
   std::size_t reads_in_flight_ = 0;
+  std::size_t steps_in_flight_ = 0;  // on steps_: changes and a restore's confirmation
 };
 
 // Whether a refusal of a step says the node was drained (says_refused_after_drain of Cassandra's

@@ -20,8 +20,7 @@ asio::awaitable<CommandOutcome> NodetoolBackend::run(std::string_view subcommand
                                                      std::optional<std::chrono::milliseconds> timeout) {
   // Named, not a temporary of the co_await's expression: GCC 12 destroys a conditional's temporary there
   // twice.
-  std::shared_ptr<ProcessGroups> groups;
-  if (abandonable) groups = read_groups_;
+  std::shared_ptr<ProcessGroups> groups = abandonable ? read_groups_ : step_groups_;
   CommandOutcome out = co_await runner_.run(std::string(subcommand), std::move(groups), timeout);
   if (observer_)
     observer_({.name = subcommand,
@@ -125,6 +124,10 @@ asio::awaitable<NodeChangeAttempt> NodetoolBackend::change(NodeChange step,
 
 std::size_t NodetoolBackend::abandon_reads() {
   return read_groups_->kill_all();
+}
+
+std::size_t NodetoolBackend::abandon_steps() {
+  return step_groups_->kill_all();
 }
 
 }  // namespace cla

@@ -31,9 +31,11 @@ class NodetoolBackend final : public NodeBackend {
   boost::asio::awaitable<NodeChangeAttempt> change(NodeChange step,
                                                    std::chrono::milliseconds timeout) override;
   std::size_t abandon_reads() override;
+  std::size_t abandon_steps() override;
 
  private:
-  // One run of `subcommand`, reported to the observer; a read (abandonable) in read_groups_.
+  // One run of `subcommand`, reported to the observer; a read (abandonable) in read_groups_, a step (and a
+  // restore's confirmation) in step_groups_.
   boost::asio::awaitable<CommandOutcome> run(std::string_view subcommand, bool abandonable,
                                              std::optional<std::chrono::milliseconds> timeout = std::nullopt);
   // A read's output, or why there is none (failed, or cut short at its output limit).
@@ -44,6 +46,7 @@ class NodetoolBackend final : public NodeBackend {
   std::filesystem::path proc_;
   // The read-only runs in flight; shared with them (their frames may outlive the backend at exit).
   std::shared_ptr<ProcessGroups> read_groups_ = std::make_shared<ProcessGroups>();
+  std::shared_ptr<ProcessGroups> step_groups_ = std::make_shared<ProcessGroups>();
 };
 
 }  // namespace cla

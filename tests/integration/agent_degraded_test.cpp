@@ -28,6 +28,14 @@ std::optional<cla::WallTime> first_disablebinary(const AgentScenario& s) {
   return std::nullopt;
 }
 
+// The first `subcommand` on the agent's node after `after`, from the simulator's call log.
+std::optional<cla::WallTime> first_call_after(const AgentScenario& s, const std::string& subcommand,
+                                              cla::WallTime after) {
+  for (const auto& call : s.calls())
+    if (call.node == cla::test::kAgentNode && call.subcommand == subcommand && call.t >= after) return call.t;
+  return std::nullopt;
+}
+
 void hang(AgentScenario& s, const std::string& subcommand) {
   s.add_sim_fault(cla::test::kAgentNode, subcommand,
                   {{"latency_ms", std::chrono::duration_cast<std::chrono::milliseconds>(kHang).count()}});
@@ -145,6 +153,37 @@ BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_shows_an_event_that_can_wait_within_a_p
   const auto metrics = http_call(port, boost::beast::http::verb::get, "/metrics", {}, {}, 2s);
   BOOST_TEST(metrics.body.find("\ncla_events_seen_total{type=\"Freeze\"} 1\n") != std::string::npos);
   BOOST_TEST(s.log("first_start").empty(), "and still nothing decided");
+}
+
+// A restore's enablegossip hangs (a wedged JMX) when the VM's next event appears Started: the node is still
+// out, so the event's drain is its missing step, which does not wait for the restore's (SPEC 3.9). The hung
+// enablegossip is killed, and disablegossip (the hung call may have enabled gossip) runs within 1 s.
+BOOST_AUTO_TEST_CASE(an_impact_does_not_wait_for_a_hung_restore_step) {
+  AgentScenario s;
+  s.write_config({{"cassandra", {{"command_timeout_s", kCommandTimeoutS}}}});
+  hang(s, "enablegossip");
+  s.start_agent();
+  const std::string asked = s.emulator().add_event({{"type", "Freeze"},
+                                                    {"resources", {"vm0"}},
+                                                    {"source", "User"},
+                                                    {"duration_s", 1},
+                                                    {"complete_after_s", 1}});
+  s.wait_for("event_approved", s.within_a_poll(), asked);
+  s.wait_for("restore_started", s.until_removed(asked) + s.within_a_poll());
+  s.wait_for_polls(1);  // enablegossip was issued at restore_started and hangs for kHang
+
+  const std::string failing = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"started", true}, {"duration_s", 5}});
+  const auto seen = s.wait_for("event_seen", s.within_a_poll(), failing);
+  const auto abandoned = s.wait_for("restore_step_abandoned", kPreemptBound, failing);
+  BOOST_TEST(abandoned.at("step").as_string() == "enablegossip");
+  BOOST_TEST(s.wait_for("step_killed", 0ms).at("calls").as_int64() == 1, "the hung enablegossip was killed");
+  BOOST_REQUIRE(wait_until([&] { return first_call_after(s, "disablegossip", log_time(seen)).has_value(); },
+                           kPreemptBound + kMargin));
+  const auto late = ms_between(log_time(seen), *first_call_after(s, "disablegossip", log_time(seen)));
+  BOOST_TEST(late <= (kPreemptBound + kMargin).count(), "disablegossip " << late << " ms after the sighting");
+  s.wait_for("drain_completed", s.within_a_poll(), failing);
+  BOOST_TEST(s.log("restore_completed").empty(), "the hung enablegossip never answered");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
