@@ -211,6 +211,7 @@ asio::awaitable<void> Coordinator::write_member() {
 asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool unconditional,
                                                      std::set<std::string> up_host_ids,
                                                      ExactAdmissionCheck exact) {
+  ++admissions_asked_;  // a release asked before this admission must not delete its record
   DrainRecord record;
   record.vm = self_.vm;
   record.datacenter = self_.datacenter;
@@ -221,12 +222,19 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     record.events.push_back(to_upper(event_id));
   record.since = WallClock::now();
   const std::string own_key = keys_.drain(self_.vm);
-  const std::string value = boost::json::serialize(to_json(record));
   if (unconditional) {
-    auto put = co_await client_->put(EtcdPut(own_key, value));
+    // An emergency drain at start-up comes before nodetool told the node's identity: the record would count
+    // no rack and no host (issue 41). What this agent wrote in known/<vm> at an earlier start names them.
+    if (record.host_id.empty()) co_await fill_identity_from_known(record);
+    auto put = co_await client_->put(EtcdPut(own_key, boost::json::serialize(to_json(record))));
     if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}, 1};
+    if (record.host_id.empty())
+      log_line(
+          LogLevel::warning, "drain_record_without_identity",
+          {{"key", own_key}, {"reason", "nodetool has not named the node yet and known/ holds no record"}});
     co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}, 1};
   }
+  const std::string value = boost::json::serialize(to_json(record));
   const auto contended_until = std::chrono::steady_clock::now() + kAdmissionContention;
   for (int attempt = 1;; ++attempt) {
     auto snap = co_await read_snapshot(*client_, keys_);
@@ -276,6 +284,18 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   }
 }
 
+asio::awaitable<void> Coordinator::fill_identity_from_known(DrainRecord& record) {
+  auto read = co_await client_->range(keys_.known(self_.vm));
+  if (!read || read->kvs.empty()) co_return;
+  auto known = known_record_from_json(read->kvs.front().value);
+  if (!known) co_return;
+  record.datacenter = known->datacenter;
+  record.rack = known->rack;
+  record.host_id = known->host_id;
+  log_line(LogLevel::info, "drain_record_identity_from_known",
+           {{"datacenter", record.datacenter}, {"rack", record.rack}, {"host_id", record.host_id}});
+}
+
 asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
                                                            std::vector<std::string> resources,
                                                            bool wait_for_unregistered) {
@@ -301,15 +321,43 @@ asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
   co_return out;
 }
 
+// Never a blind delete (issue 41): a retry that came after a later admission would delete that drain's
+// record. An admission asked since this release supersedes it; otherwise the record is read and deleted only
+// if its mod revision is still the one read, so a put landing between the two keeps its record.
 asio::awaitable<void> Coordinator::release() {
+  const std::uint64_t admissions_before = admissions_asked_;
+  const std::string key = keys_.drain(self_.vm);
+  const auto superseded = [&] {
+    if (admissions_asked_ == admissions_before) return false;
+    log_line(LogLevel::info, "drain_record_release_superseded",
+             {{"key", key}, {"reason", "a later drain was recorded since the release was asked"}});
+    return true;
+  };
   for (auto delay = 1s; !stopped_; delay = std::min<std::chrono::seconds>(delay * 2, 10s)) {
-    auto deleted = co_await client_->delete_range(EtcdDelete(keys_.drain(self_.vm)));
-    if (deleted) {
-      if (*deleted > 0) log_line(LogLevel::info, "drain_record_removed", {{"key", keys_.drain(self_.vm)}});
+    if (superseded()) co_return;
+    auto read = co_await client_->range(key);
+    std::optional<EtcdFailure> failure;
+    if (!read) {
+      failure = read.error();
+    } else if (read->kvs.empty()) {
       co_return;
+    } else if (superseded()) {
+      co_return;
+    } else {
+      std::vector<EtcdCompare> compare;
+      compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, key, "",
+                           read->kvs.front().mod_revision);
+      std::vector<EtcdOp> success;
+      success.emplace_back(EtcdDelete(key));
+      auto txn = co_await client_->txn(std::move(compare), std::move(success), {});
+      if (txn) {
+        if (txn->succeeded) log_line(LogLevel::info, "drain_record_removed", {{"key", key}});
+        co_return;
+      }
+      failure = txn.error();
     }
     log_line(LogLevel::warning, "drain_record_removal_failed",
-             {{"detail", describe(deleted.error())}, {"retry_in_s", delay.count()}});
+             {{"detail", describe(*failure)}, {"retry_in_s", delay.count()}});
     co_await sleep_for(ex_, delay);
   }
 }

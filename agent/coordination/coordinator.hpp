@@ -90,13 +90,16 @@ class Coordinator {
   // The leader's plan: each agentless record put, or deleted, only if unchanged since it was read. Returns
   // the records put.
   boost::asio::awaitable<std::vector<DrainRecord>> apply_watcher(WatcherPlan plan);
-  // Removes this node's drain record, retrying until etcd answers (a left record would block other racks).
+  // Removes this node's drain record, retrying until etcd answers (a left record would block other racks),
+  // unless an admission was asked since (its record is the node's now).
   boost::asio::awaitable<void> release();
   // On SIGTERM: stop keeping the lease and revoke it (the member key goes at once).
   boost::asio::awaitable<void> shutdown();
 
  private:
   boost::asio::awaitable<void> write_member();
+  // The node's DC, rack and host id from this VM's known/<vm> record, when there is one.
+  boost::asio::awaitable<void> fill_identity_from_known(DrainRecord& record);
   // `options` with TLS failures logged as tls_error: at most once a minute per member and reason.
   EtcdClientOptions logging_tls_failures(EtcdClientOptions options);
 
@@ -113,6 +116,7 @@ class Coordinator {
   bool known_dirty_ = false;  // known/<vm> needs writing (no lease: once per identity)
   bool member_writing_ = false;
   bool stopped_ = false;
+  std::uint64_t admissions_asked_ = 0;  // admit() calls so far: a release older than the last one is void
 };
 
 }  // namespace cla

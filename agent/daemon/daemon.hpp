@@ -133,6 +133,9 @@ class Daemon {
   boost::asio::awaitable<void> read_identity();
   // An awaited admission, or (awaited false) a forced or emergency drain's record written beside it.
   boost::asio::awaitable<void> admit(Admit admit);
+  // A forced or emergency drain's record that etcd did not take, written again until it does (or the node
+  // serves again).
+  boost::asio::awaitable<void> retry_drain_record(Admit admit);
   boost::asio::awaitable<void> check_shared(std::string event_id);
   void sync_member();
   void notify(const Notify& notification);

@@ -11,6 +11,7 @@
 namespace cla {
 
 namespace asio = boost::asio;
+using namespace std::chrono_literals;
 
 bool Daemon::start_coordination(CorePolicy& policy) {
   const CoordinationConfig& c = config_.coordination;
@@ -82,6 +83,31 @@ asio::awaitable<void> Daemon::admit(Admit a) {
   if (abandoned) co_return;  // a forced or emergency drain went ahead without this answer
   execute(a.awaited ? core_->on_admission(outcome, clock_.now())
                     : core_->on_drain_recorded(outcome, clock_.now()));
+  if (!a.awaited && coordinator_ && outcome.result == CoordinationResult::unavailable)
+    co_await retry_drain_record(std::move(a));
+}
+
+// Without its record no other agent counts this node out (issue 41: it used to be written once). Retried
+// with the release's backoff; its answer goes to the core as the first one did.
+asio::awaitable<void> Daemon::retry_drain_record(Admit a) {
+  for (auto delay = 1s; !stopping_; delay = std::min<std::chrono::seconds>(delay * 2, 10s)) {
+    asio::steady_timer pause(io_, delay);
+    co_await pause.async_wait(asio::use_awaitable);
+    if (stopping_ || !core_->state().node.out_of_service) co_return;
+    const AdmissionOutcome outcome =
+        co_await coordinator_->admit(a.event_id, true, up_host_ids_, exact_admission());
+    if (stopping_) co_return;
+    log_line(outcome.result == CoordinationResult::unavailable ? LogLevel::warning : LogLevel::info,
+             "drain_record_retried",
+             {{"event_id", a.event_id},
+              {"result", outcome.result == CoordinationResult::unavailable ? "unavailable" : "recorded"},
+              {"detail", outcome.detail},
+              {"retry_in_s", std::min<std::chrono::seconds>(delay * 2, 10s).count()}});
+    if (outcome.result != CoordinationResult::unavailable) {
+      execute(core_->on_drain_recorded(outcome, clock_.now()));
+      co_return;
+    }
+  }
 }
 
 asio::awaitable<void> Daemon::check_shared(std::string event_id) {
