@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "agent/daemon/daemon.hpp"
+#include "agent/daemon/failpoint.hpp"
 #include "agent/daemon/notification.hpp"
 #include "agent/log.hpp"
 #include "imds/process/process_runner.hpp"
@@ -206,7 +207,17 @@ void Daemon::abandon_step(Step step) {
 
 asio::awaitable<void> Daemon::check_safety() {
   const std::uint64_t generation = reads_generation_;
-  const SafetyResult result = co_await evaluate_gate();
+  SafetyResult result;
+  try {
+    failpoint("gate_check");
+    result = co_await evaluate_gate();
+  } catch (const std::exception& e) {
+    // The core waits for this answer: without one, every drain would wait for its forced instant. Fail
+    // closed.
+    log_line(LogLevel::error, "internal_error", {{"where", "check_safety"}, {"error", e.what()}});
+    result = SafetyResult{false, "the gate check failed: ", {}, {}};
+    result.reason.append(e.what());
+  }
   if (abandoned_since(generation)) co_return;  // the core gave this check up for a more urgent drain
   if (!result.safe) metrics_.unsafe_block();
   metrics_.set_gate_verdict(result.safe ? GateVerdict::safe : GateVerdict::unsafe, WallClock::now());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/cli.hpp"
+#include "agent/daemon/failpoint.hpp"
 #include "agent/log.hpp"
 
 namespace cla {
@@ -100,6 +101,10 @@ void DaemonLife::finish_cancelled_work() {
 int DaemonLife::run(TickSource* ticks) {
   started_at_ = std::chrono::steady_clock::now();
   log_line(LogLevel::info, "agent_started", started_fields(config_, dry_run_));
+  if (!enabled_failpoints().empty())
+    log_line(
+        LogLevel::warning, "failpoints_enabled",
+        {{"failpoints", enabled_failpoints()}, {"note", "CLA_FAILPOINTS is for tests: these places throw"}});
   std::optional<std::string> fatal;
   try {
     if (ticks)

@@ -5,6 +5,8 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "agent/daemon/daemon.hpp"
+#include "agent/daemon/failpoint.hpp"
+#include "agent/daemon/on_exit.hpp"
 #include "agent/log.hpp"
 #include "cassandra/gate/replication_gate.hpp"
 #include "cassandra/node_identity.hpp"
@@ -150,7 +152,13 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
 asio::awaitable<void> Daemon::refresh_schema(std::string why) {
   const std::uint64_t generation = reads_generation_;
   refreshing_ = true;
+  // However the refresh ends, a gate check waiting for it goes on.
+  const OnExit refreshed([this] {
+    refreshing_ = false;
+    refresh_done_.cancel();
+  });
   refresh_attempted_at_ = std::chrono::steady_clock::now();
+  failpoint("schema_refresh");
   std::optional<Result<ReplicationSnapshot>> schema;
   auto read_into = [&]() -> asio::awaitable<void> { schema.emplace(co_await read_schema()); };
   auto view = [&]() -> asio::awaitable<void> { (void)co_await read_cluster_view(); };
@@ -159,8 +167,6 @@ asio::awaitable<void> Daemon::refresh_schema(std::string why) {
   else
     co_await (read_into() && view() && read_hint_window());
   Result<ReplicationSnapshot> snapshot = std::move(*schema);
-  refreshing_ = false;
-  refresh_done_.cancel();  // a gate check waiting for this refresh goes on
   if (stopping_) co_return;
   if (abandoned_since(generation)) {
     // Killed for a forced or emergency drain: the last snapshot stands, and the next trigger reads again.

@@ -5,6 +5,8 @@
 #include <boost/asio.hpp>
 
 #include "agent/daemon/daemon.hpp"
+#include "agent/daemon/failpoint.hpp"
+#include "agent/daemon/on_exit.hpp"
 #include "agent/log.hpp"
 
 namespace cla {
@@ -30,10 +32,11 @@ bool Daemon::watch_due() {
 
 asio::awaitable<void> Daemon::watch() {
   watching_ = true;
+  const OnExit watched([this] { watching_ = false; });  // the next poll steps again, whatever this one did
+  failpoint("watcher_step");
   co_await watch_roles();
   if (stopping_) co_return;
   co_await publish_hints();  // SPEC 3.10: at the same pace, what this node holds for a member catching up
-  watching_ = false;
 }
 
 asio::awaitable<void> Daemon::watch_roles() {
