@@ -194,6 +194,7 @@ class Daemon {
   bool hint_window_unreadable_logged_ = false;
   // The configured and the reported rack of the last topology_mismatch (logged once per change).
   std::optional<std::pair<std::string, std::string>> topology_mismatch_logged_;
+  std::string ring_change_refreshed_;  // the ring change (verdict detail) a refresh was last read for
   // The schema and ring of the last refresh (nullptr: none could be read, the rack count decides), when it
   // was attempted, and the last check's view of the cluster (admission judges by it).
   std::shared_ptr<const ReplicationSnapshot> snapshot_;

@@ -133,9 +133,26 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
     catching_up.emplace_back(addresses.front(), host_id);
     unavailable.push_back(addresses.front());
   }
-  GateDecision d =
-      decide_gate({view->status, view->self, view->address, snapshot_.get(), config_.topology.consistency,
-                   config_.topology.replication_factor, std::move(unavailable)});
+  const auto decide = [&] {
+    return decide_gate({view->status, view->self, view->address, snapshot_.get(),
+                        config_.topology.consistency, config_.topology.replication_factor, unavailable});
+  };
+  GateDecision d = decide();
+  // The status shows a ring the last refresh did not (a join or a move finished, a node joined): read the
+  // schema again now and judge again, once per such change, instead of saying ring_changing until
+  // schema_refresh_s passes (issue 40). A change the refresh does not resolve (a join under way) waits.
+  if (d.verdict && d.verdict->reason == VerdictReason::ring_changing &&
+      d.verdict->detail != ring_change_refreshed_ && !abandoned_since(generation)) {
+    ring_change_refreshed_ = d.verdict->detail;
+    log_line(LogLevel::info, "schema_refresh_for_ring_change", {{"ring_change", d.verdict->detail}});
+    if (!refreshing_) {
+      refreshing_ = true;
+      co_await refresh_schema("ring_change");
+    }
+    co_await schema_for_check();  // waits for a refresh under way
+    if (abandoned_since(generation)) co_return SafetyResult{false, "abandoned", {}, {}};
+    d = decide();
+  }
   name_neighbours(d.result, neighbours);
   name_catching_up(d.result, catching_up, held);
   if (d.result.safe && d.verdict)

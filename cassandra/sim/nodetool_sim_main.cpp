@@ -46,6 +46,7 @@ Simulator-only lifecycle commands (what an agent's restart_command would call):
   restart   the Cassandra process restarted: running, gossip and binary on, not drained
   stop      the process stopped: every nodetool call on this node gets "Connection refused" (exit 1)
   start     like restart when stopped, nothing when running
+  joined    its join (or move, or leave) is over: a normal member of the ring (ring_state N)
 A subcommand nodetool does not have: "nodetool: Found unexpected parameters: [...]" on stdout, exit 1.
 nodetool-sim's own problems (bad options, unreadable cluster file, unknown node): "nodetool-sim: ..." on
 stderr, exit 2.

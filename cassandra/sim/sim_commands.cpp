@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 15> kNodetool{"status",
                                                      "tpstats",
                                                      "listpendinghints",
                                                      "getmaxhintwindow"};
-constexpr std::array<std::string_view, 3> kLifecycle{"restart", "start", "stop"};
+constexpr std::array<std::string_view, 4> kLifecycle{"joined", "restart", "start", "stop"};
 
 constexpr std::string_view kSeeHelp = "See 'nodetool help' or 'nodetool help <command>'.\n";
 
@@ -130,6 +130,11 @@ SimReply run_sim_command(SimCluster& cluster, const SimNodeRef& ref, const std::
     return {};
   }
   if (subcommand == "start") return {};
+  if (subcommand == "joined") {  // its join (or move, or leave) is over: a normal member of the ring
+    changed = changed || node.ring_state != 'N';
+    node.ring_state = 'N';
+    return {};
+  }
   if (subcommand == "stop") {
     count_sim_tasks(node, now_unix);
     return set_flag(node.running, false, changed);

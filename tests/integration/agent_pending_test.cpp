@@ -105,4 +105,21 @@ BOOST_AUTO_TEST_CASE(another_replica_down_refuses_the_drain) {
   BOOST_TEST(s.emulator().approvals().empty());
 }
 
+// The join finishes after the agent's refresh: the next check sees 127.0.1.4 UN where the refresh saw it
+// joining, reads the schema again at once and judges on it (issue 40: every check said ring_changing until
+// schema_refresh_s passed, and the drain was forced, never approved).
+BOOST_AUTO_TEST_CASE(a_join_finished_since_the_refresh_is_read_at_the_check_not_in_five_minutes) {
+  AgentScenario s;
+  add_joining_node(s);
+  s.start_agent();
+  s.wait_for("schema_refreshed", kMargin);
+  BOOST_REQUIRE(s.sim("joined", kJoining).ok());
+  const std::string id = s.emulator().add_event(freeze());
+  const auto refreshed = s.wait_for("schema_refresh_for_ring_change", s.until_drain_due(id));
+  BOOST_TEST(refreshed.at("ring_change").as_string().find(kJoining) != std::string::npos);
+  s.approved_and_started(id);
+  BOOST_TEST(s.log("unsafe_to_drain").empty());
+  BOOST_TEST(s.log("schema_refreshed").size() == 2u, "the start's refresh and the ring change's");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
