@@ -46,9 +46,9 @@ Result<std::string> read_checked_file(const std::string& path, std::size_t limit
   struct stat st {};
   if (::fstat(fd, &st) != 0) return fail(std::string("cannot stat: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail("is not a regular file");
-  if (secrecy == FileSecrecy::secret && (st.st_mode & S_IRWXO) != 0)
-    return fail("is accessible to every user (mode " + octal_mode(st.st_mode) +
-                "); a secret file must not be: chmod o-rwx " + path);
+  if (secrecy == FileSecrecy::secret && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+    return fail("is accessible to its group or other users (mode " + octal_mode(st.st_mode) +
+                "); a secret file must not be: chmod go-rwx " + path);
   if (testing::after_file_check) testing::after_file_check(path);
   FdText read = read_to_end(fd, limit);
   if (read.error) return fail(std::string("cannot read: ") + std::strerror(read.error));

@@ -83,8 +83,8 @@ BOOST_AUTO_TEST_CASE(a_world_readable_key_is_refused_naming_it) {
   const auto settings = certs.settings();
   ::chmod(settings.key_file.c_str(), 0644);
   BOOST_TEST(failure_of(settings) == "key_file " + settings.key_file +
-                                         ": is accessible to every user (mode 0644); a secret file must not "
-                                         "be: chmod o-rwx " +
+                                         ": is accessible to its group or other users (mode 0644); a secret "
+                                         "file must not be: chmod go-rwx " +
                                          settings.key_file);
 }
 
