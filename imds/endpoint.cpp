@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "imds/json_read.hpp"
+#include "imds/transport/http_connection.hpp"
 
 namespace cla {
 
@@ -80,6 +81,11 @@ bool is_loopback(const boost::asio::ip::address& address) {
   if (address.is_v6() && address.to_v6().is_v4_mapped())
     return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).is_loopback();
   return address.is_loopback();
+}
+
+bool is_loopback_host(const std::string& host) {
+  const auto address = address_without_lookup(host);
+  return address && is_loopback(*address);
 }
 
 std::string host_header(const Endpoint& endpoint) {

@@ -48,6 +48,10 @@ Result<Endpoint> parse_etcd_endpoint(std::string_view url);
 // Loopback: 127.0.0.0/8, ::1, and an IPv4 loopback address written as IPv6 (::ffff:127.0.0.1).
 bool is_loopback(const boost::asio::ip::address& address);
 
+// A host whose traffic never leaves this machine: a loopback literal, or localhost, which the transport
+// connects to as 127.0.0.1 without a lookup (address_without_lookup): what this accepts is what is reached.
+bool is_loopback_host(const std::string& host);
+
 // The Host header value for the endpoint: "127.0.0.1:8080", "[::1]:8080", or just the host on port 80.
 std::string host_header(const Endpoint& endpoint);
 

@@ -56,11 +56,9 @@ ImdsClient::ImdsClient(asio::any_io_executor ex, ImdsClientOptions options)
       scheduled_events_get_(request(http::verb::get, scheduled_events_target(), {})) {
   if (!endpoint_) return;
   // IMDS has no DNS name: the host is an IP literal, or localhost taken as 127.0.0.1 without a lookup.
-  beast::error_code ec;
-  const std::string host = endpoint_->host == "localhost" ? "127.0.0.1" : endpoint_->host;
-  asio::ip::make_address(host, ec);
-  if (ec) return;
-  connection_.emplace(ex, host, endpoint_->port, options_.body_limit, options_.deadline_watch,
+  const auto address = address_without_lookup(endpoint_->host);
+  if (!address) return;
+  connection_.emplace(ex, address->to_string(), endpoint_->port, options_.body_limit, options_.deadline_watch,
                       options_.answer_watch);
 }
 

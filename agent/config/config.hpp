@@ -39,6 +39,7 @@ struct JolokiaConfig {
   std::string url{"http://127.0.0.1:8778/jolokia"};
   std::string username;       // with password_file: basic auth
   std::string password_file;  // a secret file (checked as coordination.password_file is)
+  TlsSettings tls;            // with an https:// url: ca_file required (as coordination.tls)
   bool operator==(const JolokiaConfig&) const = default;
 };
 

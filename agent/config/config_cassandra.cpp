@@ -1,6 +1,7 @@
 // The cassandra.* section (SPEC 2.3): its readers and rules, its JSON view, and the Jolokia client's options.
 #include "agent/config/config_cassandra.hpp"
 
+#include "agent/config/config_tls.hpp"
 #include "agent/config/config_validation.hpp"
 #include "cassandra/jolokia/jolokia_url.hpp"
 
@@ -8,8 +9,6 @@ namespace cla {
 namespace {
 
 using namespace config_detail;
-
-constexpr const char* kSystemCaBundle = "/etc/ssl/certs/ca-certificates.crt";
 
 ValueReader backend_into(NodeBackendKind& out) {
   return [&out](const boost::json::value& value, const std::string& path) -> Check {
@@ -53,14 +52,19 @@ boost::json::object cassandra_to_json(const CassandraConfig& c) {
           {"jolokia",
            {{"url", c.jolokia.url},
             {"username", c.jolokia.username},
-            {"password_file", c.jolokia.password_file}}}};
+            {"password_file", c.jolokia.password_file},
+            {"tls",
+             {{"ca_file", c.jolokia.tls.ca_file},
+              {"cert_file", c.jolokia.tls.cert_file},
+              {"key_file", c.jolokia.tls.key_file},
+              {"server_name", c.jolokia.tls.server_name}}}}}};
 }
 
 Result<JolokiaClientOptions> jolokia_options(const JolokiaConfig& j) {
   auto url = parse_jolokia_url(j.url);
   if (!url) return url.error();
   std::optional<TlsSettings> tls;
-  if (url->endpoint.tls) tls = TlsSettings{kSystemCaBundle, "", "", ""};
+  if (url->endpoint.tls) tls = j.tls;
   return jolokia_client_options(j.url, j.username, j.password_file, std::move(tls));
 }
 
@@ -76,6 +80,7 @@ ValueReader cassandra_into(CassandraConfig& c) {
                       {"url", string_into(c.jolokia.url, check_jolokia_url)},
                       {"username", string_into(c.jolokia.username)},
                       {"password_file", string_into(c.jolokia.password_file, check_optional_file_path)},
+                      {"tls", tls_into(c.jolokia.tls, "Jolokia")},
                   })},
   });
 }
@@ -87,6 +92,12 @@ Check check_cassandra(const CassandraConfig& c) {
   if (j.username.empty() && !j.password_file.empty())
     return FieldError{"cassandra.jolokia.username", "is required with cassandra.jolokia.password_file"};
   if (c.backend != NodeBackendKind::jolokia) return std::nullopt;
+  if (const auto url = parse_jolokia_url(j.url)) {  // a bad url is reported by its reader
+    if (auto error = check_tls_endpoint(j.tls, "cassandra.jolokia.tls", "cassandra.jolokia.url", j.url,
+                                        url->endpoint.tls, "Jolokia"))
+      return error;
+    if (auto error = check_tls_files_at(j.tls, "cassandra.jolokia.tls")) return error;
+  }
   if (auto options = jolokia_options(j); !options)
     return FieldError{j.password_file.empty() ? "cassandra.jolokia.url" : "cassandra.jolokia.password_file",
                       options.error().message};

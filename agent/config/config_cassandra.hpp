@@ -16,8 +16,8 @@ std::string_view to_string(NodeBackendKind backend);  // "nodetool" | "jolokia"
 boost::json::object cassandra_to_json(const CassandraConfig& cassandra);
 
 // The Jolokia client's options from cassandra.jolokia: the url's rules, the password read from password_file
-// (refused when other users may read it), and for an https:// url the server verified against the system's CA
-// bundle (/etc/ssl/certs/ca-certificates.crt, Debian's ca-certificates).
+// (refused when its group or other users may access it), and for an https:// url cassandra.jolokia.tls (the
+// server verified against its ca_file, the client certificate presented when set).
 Result<JolokiaClientOptions> jolokia_options(const JolokiaConfig& jolokia);
 
 namespace config_detail {
@@ -25,7 +25,8 @@ namespace config_detail {
 // `{"nodetool": [...], "command_timeout_s": N, ...}`: each key over its default.
 ValueReader cassandra_into(CassandraConfig& out);
 // With backend "jolokia": username and password_file together, the url and the password file usable (read as
-// a connection reads them).
+// a connection reads them), and cassandra.jolokia.tls as coordination.tls is checked (an https:// url needs
+// its ca_file, an http:// one takes no TLS setting, the files load).
 Check check_cassandra(const CassandraConfig& cassandra);
 
 }  // namespace config_detail

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <set>
 
+#include "agent/config/config_tls.hpp"
 #include "agent/config/config_validation.hpp"
 #include "imds/endpoint.hpp"
 #include "imds/transport/secret_file.hpp"
-#include "imds/transport/tls_settings.hpp"
 
 namespace cla {
 namespace {
@@ -65,35 +65,8 @@ ValueReader on_unavailable_into(OnUnavailable& out) {
   };
 }
 
-// A DNS name or an IP address: what a server certificate can carry.
-std::optional<std::string> check_server_name(std::string_view name) {
-  if (name.empty()) return std::nullopt;  // the endpoint's host
-  const bool plausible = name.size() <= 253 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
-                           return std::isalnum(c) || c == '.' || c == '-' || c == ':' || c == '*';
-                         });
-  if (plausible) return std::nullopt;
-  return "must be a DNS name or an IP address that etcd's server certificate carries, e.g. "
-         "\"etcd.example.internal\"";
-}
-
-ValueReader tls_into(TlsSettings& t) {
-  auto file = [](std::string_view path) -> std::optional<std::string> {
-    return path.empty() ? std::nullopt : check_file_path(path);
-  };
-  return object_of({
-      {"ca_file", string_into(t.ca_file, file)},
-      {"cert_file", string_into(t.cert_file, file)},
-      {"key_file", string_into(t.key_file, file)},
-      {"server_name", string_into(t.server_name, check_server_name)},
-  });
-}
-
-bool tls_set(const TlsSettings& t) {
-  return !t.ca_file.empty() || !t.cert_file.empty() || !t.key_file.empty() || !t.server_name.empty();
-}
-
-// https:// endpoints with a CA to verify them, http:// ones without any TLS setting: never a mix, so that a
-// client key or a password never goes to an endpoint in clear. The files must load as the client loads them.
+// https:// endpoints with a CA to verify them, http:// ones without any TLS setting: never a mix. The files
+// must load as the client loads them.
 Check check_tls(const CoordinationConfig& c) {
   const TlsSettings& t = c.tls;
   if (tls_set(t) && !c.enabled())
@@ -101,24 +74,12 @@ Check check_tls(const CoordinationConfig& c) {
   for (std::size_t i = 0; i < c.etcd_endpoints.size(); ++i) {
     const auto endpoint = parse_etcd_endpoint(c.etcd_endpoints[i]);
     if (!endpoint) continue;  // reported by its reader
-    if (endpoint->tls && t.ca_file.empty())
-      return FieldError{"coordination.tls.ca_file",
-                        "is required with an https:// endpoint (" + c.etcd_endpoints[i] +
-                            "): the CA file that etcd's server certificate chains to"};
-    if (!endpoint->tls && tls_set(t))
-      return FieldError{"coordination.etcd_endpoints[" + std::to_string(i) + "]",
-                        "is http:// but coordination.tls is set: write https://" +
-                            c.etcd_endpoints[i].substr(c.etcd_endpoints[i].find("://") + 3) +
-                            " (TLS settings never go with a plain endpoint)"};
+    if (auto error = check_tls_endpoint(t, "coordination.tls",
+                                        "coordination.etcd_endpoints[" + std::to_string(i) + "]",
+                                        c.etcd_endpoints[i], endpoint->tls, "etcd"))
+      return error;
   }
-  if (t.cert_file.empty() != t.key_file.empty())
-    return FieldError{t.cert_file.empty() ? "coordination.tls.cert_file" : "coordination.tls.key_file",
-                      "is required with coordination.tls." +
-                          std::string(t.cert_file.empty() ? "key_file" : "cert_file") +
-                          " (the client certificate and its key go together)"};
-  if (!t.ca_file.empty())
-    if (auto failure = check_tls_files(t)) return FieldError{"coordination.tls", failure->detail};
-  return std::nullopt;
+  return check_tls_files_at(t, "coordination.tls");
 }
 
 }  // namespace
@@ -156,7 +117,7 @@ ValueReader coordination_into(CoordinationConfig& c) {
                                       return path.empty() ? std::nullopt : check_file_path(path);
                                     })},
       {"on_unavailable", on_unavailable_into(c.on_unavailable)},
-      {"tls", tls_into(c.tls)},
+      {"tls", tls_into(c.tls, "etcd")},
   });
 }
 

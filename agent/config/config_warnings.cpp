@@ -2,7 +2,6 @@
 // unsafe state location.
 #include "agent/config/config_warnings.hpp"
 
-#include <boost/asio/ip/address.hpp>
 #include <string_view>
 
 #include "agent/config/config_fields.hpp"
@@ -21,14 +20,6 @@ std::optional<std::string> password_option(std::string_view arg) {
       return std::string(option) + "=...";
   }
   return std::nullopt;
-}
-
-// A host whose traffic never leaves this machine.
-bool loopback_host(const std::string& host) {
-  if (host == "localhost") return true;
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(host, ec);
-  return !ec && is_loopback(address);
 }
 
 }  // namespace
@@ -51,7 +42,7 @@ std::vector<ConfigWarning> config_warnings(const Config& config) {
   const auto& coordination = config.coordination;
   for (std::size_t i = 0; i < coordination.etcd_endpoints.size() && !coordination.username.empty(); ++i) {
     const auto endpoint = parse_etcd_endpoint(coordination.etcd_endpoints[i]);
-    if (!endpoint || endpoint->tls || loopback_host(endpoint->host)) continue;
+    if (!endpoint || endpoint->tls || is_loopback_host(endpoint->host)) continue;
     out.push_back(
         {"coordination.etcd_endpoints[" + std::to_string(i) + "]",
          "is http:// with coordination.username: the password and etcd's token cross the network in "

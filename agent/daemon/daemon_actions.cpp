@@ -255,9 +255,10 @@ asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
     outcome.ok = true;
   } else if (step.step == Step::restart_cassandra) {
     own_host_id_.clear();  // a restarted node may come back under another identity: ask info again
+    // Ends with its leader: a Cassandra it started runs on (never killed with its group after a clean exit).
     const CommandOutcome out =
         co_await run_command(config_.cassandra.restart_command, config_.cassandra.command_timeout_s, {},
-                             kRestartOutputLimit, restart_groups_);
+                             kDefaultOutputLimit, restart_groups_, CommandEnd::leader_exit);
     outcome.ok = out.ok();
     outcome.detail = out.summary();
     outcome.timed_out = out.timed_out;

@@ -23,7 +23,7 @@ struct JolokiaClientOptions {
 };
 
 // The options from the configuration's cassandra.jolokia: the url checked by parse_jolokia_url, the password
-// read from `password_file` by read_secret_file (a file other users cannot read; the error says how to fix
+// read from `password_file` by read_secret_file (a file only its owner can access; the error says how to fix
 // it). `username` and `password_file` go together: both empty means no auth.
 Result<JolokiaClientOptions> jolokia_client_options(std::string_view url, const std::string& username,
                                                     const std::string& password_file,

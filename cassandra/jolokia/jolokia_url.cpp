@@ -2,7 +2,6 @@
 // only.
 #include "cassandra/jolokia/jolokia_url.hpp"
 
-#include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>
 
 #include "imds/json_read.hpp"
@@ -21,12 +20,6 @@ constexpr EndpointRules kJolokia{
     .https = true,
     .any_path = true,
 };
-
-bool is_loopback_host(const std::string& host) {
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(host, ec);
-  return host == "localhost" || (!ec && is_loopback(address));
-}
 
 }  // namespace
 

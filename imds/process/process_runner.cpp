@@ -160,12 +160,15 @@ struct ProcessGroupEntry {
   }
   ProcessGroupEntry(const ProcessGroupEntry&) = delete;
   ProcessGroupEntry& operator=(const ProcessGroupEntry&) = delete;
-  // True when kill_all killed this group.
+  bool killed = false;
+  // Unregisters the group, which nothing here kills from then on. True when kill_all killed it.
   bool release() {
+    if (done) return killed;
     done = true;
     if (!groups) return false;
     groups->groups_.erase(pgid);
-    return groups->killed_.erase(pgid) > 0;
+    killed = groups->killed_.erase(pgid) > 0;
+    return killed;
   }
   ~ProcessGroupEntry() {
     if (done) return;
@@ -173,6 +176,50 @@ struct ProcessGroupEntry {
     release();
   }
 };
+
+namespace {
+
+// CommandEnd::output_closed: until the pipes are closed and the leader reaped. True when the timer fired
+// first.
+asio::awaitable<bool> wait_output_closed(bp::process& proc, CommandOutcome& outcome, bool& reaped,
+                                         asio::readable_pipe& out_pipe, asio::readable_pipe& err_pipe,
+                                         std::size_t output_limit, asio::steady_timer& timer) {
+  const auto winner = co_await ((drain_pipe(out_pipe, outcome.out, output_limit, outcome.truncated) &&
+                                 drain_pipe(err_pipe, outcome.err, output_limit, outcome.truncated) &&
+                                 wait_exit(proc, outcome, reaped)) ||
+                                timer.async_wait(asio::use_awaitable));
+  co_return winner.index() == 1;
+}
+
+// The leader's exit, then kLeaderExitGrace for the output still in the pipes. A clean exit releases the group
+// at once: a daemon left in it is the command's work, not a leftover.
+asio::awaitable<void> leader_exit_then_grace(bp::process& proc, CommandOutcome& outcome, bool& reaped,
+                                             ProcessGroupEntry& group) {
+  co_await wait_exit(proc, outcome, reaped);
+  if (outcome.exit_code == 0) group.release();
+  asio::steady_timer grace(co_await asio::this_coro::executor, kLeaderExitGrace);
+  co_await grace.async_wait(asio::use_awaitable);
+}
+
+// CommandEnd::leader_exit: until the leader is reaped and either the pipes are closed or the grace is over
+// (the pipes are closed by the caller then). True when the timer fired before the leader exited.
+asio::awaitable<bool> wait_leader_exit(bp::process& proc, CommandOutcome& outcome, bool& reaped,
+                                       asio::readable_pipe& out_pipe, asio::readable_pipe& err_pipe,
+                                       std::size_t output_limit, asio::steady_timer& timer,
+                                       ProcessGroupEntry& group) {
+  const auto first = co_await ((drain_pipe(out_pipe, outcome.out, output_limit, outcome.truncated) &&
+                                drain_pipe(err_pipe, outcome.err, output_limit, outcome.truncated)) ||
+                               leader_exit_then_grace(proc, outcome, reaped, group) ||
+                               timer.async_wait(asio::use_awaitable));
+  if (first.index() == 0 && !reaped) {
+    // The output closed while the leader runs on: its exit, within the timeout.
+    const auto second = co_await (wait_exit(proc, outcome, reaped) || timer.async_wait(asio::use_awaitable));
+    co_return second.index() == 1;
+  }
+  co_return !reaped;
+}
+
+}  // namespace
 
 std::size_t ProcessGroups::kill_all() {
   const std::size_t n = groups_.size();
@@ -200,7 +247,7 @@ Result<std::string> resolve_program(const std::string& name, std::string_view pa
 asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::chrono::milliseconds timeout,
                                             std::vector<std::pair<std::string, std::string>> extra_env,
                                             std::size_t output_limit,
-                                            std::shared_ptr<ProcessGroups> abandonable) {
+                                            std::shared_ptr<ProcessGroups> abandonable, CommandEnd end) {
   CommandOutcome outcome;
   outcome.argv = argv;
   const auto started = std::chrono::steady_clock::now();
@@ -234,11 +281,11 @@ asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv, std::
 
   bool reaped = false;
   asio::steady_timer timer(executor, timeout);
-  const auto winner = co_await ((drain_pipe(out_pipe, outcome.out, output_limit, outcome.truncated) &&
-                                 drain_pipe(err_pipe, outcome.err, output_limit, outcome.truncated) &&
-                                 wait_exit(proc, outcome, reaped)) ||
-                                timer.async_wait(asio::use_awaitable));
-  if (winner.index() == 1) {
+  const bool timed_out =
+      end == CommandEnd::output_closed
+          ? co_await wait_output_closed(proc, outcome, reaped, out_pipe, err_pipe, output_limit, timer)
+          : co_await wait_leader_exit(proc, outcome, reaped, out_pipe, err_pipe, output_limit, timer, group);
+  if (timed_out) {
     // The whole group: the child, and whatever it forked that still holds the pipes or ignores SIGTERM.
     outcome.timed_out = true;
     kill_group(pgid);

@@ -52,18 +52,42 @@ class ProcessGroups {
   std::set<int> killed_;
 };
 
+// When run_command's call is over.
+enum class CommandEnd {
+  // Once the leader has exited and every process holding its stdout/stderr has closed them: all output read.
+  output_closed,
+  // Once the leader has exited: its output read for kLeaderExitGrace more (or until closed), then the pipes
+  // closed. After a clean exit (0) nothing kills the group, neither the end of the run nor a cancelled
+  // caller: a daemon the command started (restart_command's Cassandra) runs on, holding the pipes or not.
+  leader_exit,
+};
+
+// How long a CommandEnd::leader_exit command's output is still read after its leader exited. What the leader
+// wrote is in the pipe when it exits, one read away: 1 s leaves that read room on a VM whose two cores a
+// starting JVM keeps busy, and adds at most 1 s to a restart that takes tens of seconds.
+inline constexpr std::chrono::milliseconds kLeaderExitGrace{1000};
+
+inline constexpr std::size_t kDefaultOutputLimit = 64 * 1024;
+
 // Starts argv[0] (looked up in PATH when it has no '/') with argv[1..] on the caller's executor, stdin from
 // /dev/null, the environment inherited plus extra_env (which overrides), in a process group of its own. On
 // timeout the whole group is killed with SIGKILL (a wrapper that forks, a script without exec, leaves nothing
 // behind) and the child reaped. If the awaiting coroutine is cancelled, the group is killed and the child
-// reaped too. With `abandonable`, the group is registered there while the command runs.
+// reaped too (with CommandEnd::leader_exit, only until the leader exited cleanly). With `abandonable`, the
+// group is registered there while the command runs.
 // Never throws for a failing program: every failure is in the outcome (cancellation propagates as usual).
 // Output past output_limit is read and dropped (the child never blocks on a full pipe) and sets `truncated`:
 // a caller that parses the output must refuse it then, not read a shorter listing as the whole.
 boost::asio::awaitable<CommandOutcome> run_command(
     std::vector<std::string> argv, std::chrono::milliseconds timeout,
-    std::vector<std::pair<std::string, std::string>> extra_env = {}, std::size_t output_limit = 64 * 1024,
-    std::shared_ptr<ProcessGroups> abandonable = nullptr);
+    std::vector<std::pair<std::string, std::string>> extra_env = {},
+    std::size_t output_limit = kDefaultOutputLimit, std::shared_ptr<ProcessGroups> abandonable = nullptr,
+    CommandEnd end = CommandEnd::output_closed);
+
+inline boost::asio::awaitable<CommandOutcome> run_command(std::vector<std::string> argv,
+                                                          std::chrono::milliseconds timeout, CommandEnd end) {
+  return run_command(std::move(argv), timeout, {}, kDefaultOutputLimit, nullptr, end);
+}
 
 // The file execvp would run for `name`: name itself when it contains '/', else the first executable
 // regular file found in the ':'-separated path_env (an empty entry means the current directory).

@@ -66,12 +66,19 @@ enum class DeadlineWatch { own_timer, caller };
 // run_with_ticks): the answer's arrival wakes the loop anyway, and reading it then costs one recvfrom.
 enum class AnswerWatch { asio_wait, caller };
 
+// Where a connection to `host` goes without asking a resolver: an IP address literal as written, and
+// "localhost" as 127.0.0.1. Every loopback rule (plain http to Jolokia, etcd's password over http) takes
+// localhost for this machine, so no hosts file or DNS answer may send it elsewhere. nullopt: a name to
+// resolve.
+std::optional<boost::asio::ip::address> address_without_lookup(const std::string& host);
+
 class HttpConnection {
  public:
   using Request = boost::beast::http::request<boost::beast::http::string_body>;
   using Response = HttpAnswer;
 
-  // `host` is an IP address literal, or a DNS name resolved at each connect (so a moved name is followed).
+  // `host` is an IP address literal, localhost (127.0.0.1), or a DNS name resolved at each connect (so a
+  // moved name is followed).
   // With `tls`, each new connection reads its files and completes a TLS handshake, verifying the server,
   // before the first request (AnswerWatch::caller is for plain connections only: TLS reads go through Asio).
   HttpConnection(boost::asio::any_io_executor ex, std::string host, std::uint16_t port,

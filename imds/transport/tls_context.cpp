@@ -1,13 +1,11 @@
-// The OpenSSL client context of a TLS connection, from the files as they are at that moment.
+// The OpenSSL client context of a TLS connection, from the files as they are at that moment, each read once.
 #include "imds/transport/tls_context.hpp"
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <boost/asio/buffer.hpp>
 
 #include "imds/transport/secret_file.hpp"
 
@@ -21,18 +19,15 @@ TlsFailure files_failure(std::string detail) {
   return {"files", std::move(detail)};
 }
 
-constexpr off_t kMaxPemBytes = 1 << 20;
+constexpr std::size_t kMaxPemBytes = 1 << 20;
 
-// `what` (e.g. "ca_file") at `path`: a readable regular file of PEM size? Why not, with the errno text
-// (OpenSSL's own reads say only "system library"); a device or a FIFO would never end.
-std::optional<TlsFailure> unusable(std::string_view what, const std::string& path) {
-  const std::string where = std::string(what) + " " + path + ": ";
-  struct stat st {};
-  if (::access(path.c_str(), R_OK) != 0 || ::stat(path.c_str(), &st) != 0)
-    return files_failure(where + "cannot read: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return files_failure(where + "is not a regular file");
-  if (st.st_size > kMaxPemBytes) return files_failure(where + "is larger than 1 MiB; is it the right file?");
-  return std::nullopt;
+// `what` (e.g. "ca_file") read through the descriptor it was checked on (secret_file.hpp), never reopened by
+// path: a file swapped after the check is not what gets loaded.
+Result<std::string, TlsFailure> read_pem(std::string_view what, const std::string& path,
+                                         FileSecrecy secrecy) {
+  auto read = read_checked_file(path, kMaxPemBytes, secrecy);
+  if (!read) return files_failure(std::string(what) + " " + read.error().message);
+  return std::move(read.value());
 }
 
 }  // namespace
@@ -42,23 +37,26 @@ Result<ssl::context, TlsFailure> make_tls_context(const TlsSettings& s) {
   SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
   ctx.set_verify_mode(ssl::verify_peer);
   error_code ec;
-  if (auto f = unusable("ca_file", s.ca_file)) return *f;
-  ctx.load_verify_file(s.ca_file, ec);
+  auto ca = read_pem("ca_file", s.ca_file, FileSecrecy::public_file);
+  if (!ca) return ca.error();
+  ctx.add_certificate_authority(boost::asio::buffer(*ca), ec);
   if (ec)
     return files_failure("ca_file " + s.ca_file + ": not a PEM certificate file (" + ec.message() + ")");
   if (s.cert_file.empty()) return ctx;
-  if (auto f = unusable("cert_file", s.cert_file)) return *f;
-  if (auto secret = check_secret_file(s.key_file); !secret)
-    return files_failure("key_file " + secret.error().message);
+  auto cert = read_pem("cert_file", s.cert_file, FileSecrecy::public_file);
+  if (!cert) return cert.error();
+  auto key = read_pem("key_file", s.key_file, FileSecrecy::secret);
+  if (!key) return key.error();
   // The key before the certificate: OpenSSL then keeps a certificate that does not match it and the check
   // below names the pair, rather than failing the key's load with "key values mismatch".
   // No passphrase: OpenSSL's default would prompt on the terminal (--check run by hand) for an encrypted key.
   ctx.set_password_callback([](std::size_t, ssl::context::password_purpose) { return std::string(); }, ec);
-  ctx.use_private_key_file(s.key_file, ssl::context::pem, ec);
+  ctx.use_private_key(boost::asio::buffer(*key), ssl::context::pem, ec);
+  OPENSSL_cleanse(key->data(), key->size());
   if (ec)
     return files_failure("key_file " + s.key_file + ": not an unencrypted PEM private key (" + ec.message() +
                          ")");
-  ctx.use_certificate_chain_file(s.cert_file, ec);
+  ctx.use_certificate_chain(boost::asio::buffer(*cert), ec);
   if (ec)
     return files_failure("cert_file " + s.cert_file + ": not a PEM certificate file (" + ec.message() + ")");
   if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {

@@ -10,7 +10,7 @@ namespace cla {
 struct TlsSettings {
   std::string ca_file;      // PEM: the CA(s) the server's certificate must chain to (required)
   std::string cert_file;    // PEM: the client certificate (chain), presented with key_file when both are set
-  std::string key_file;     // PEM: its private key (a secret file: no access for other users)
+  std::string key_file;     // PEM: its private key (a secret file: no group or other access)
   std::string server_name;  // the name the server's certificate must carry; empty: the endpoint's host
   bool operator==(const TlsSettings&) const = default;
 };
@@ -30,7 +30,8 @@ struct TlsFailure {
 };
 
 // Whether the files load as a connection loads them (readable, PEM, the key matching the certificate and
-// readable by no other user): nullopt, or why not (reason "files", the detail naming the key and the file).
+// accessible to its owner alone): nullopt, or why not (reason "files", the detail naming the key and the
+// file).
 std::optional<TlsFailure> check_tls_files(const TlsSettings& settings);
 
 }  // namespace cla

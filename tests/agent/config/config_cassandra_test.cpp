@@ -81,11 +81,11 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_naming_the_key) {
   const auto world = dir.file("world.pw", "s3cret", 0644);
   const std::string error = error_of(
       config_with({{"backend", "jolokia"}, {"jolokia", {{"username", "cla"}, {"password_file", world}}}}));
-  BOOST_TEST(
-      error == "config error: t.json: cassandra.jolokia.password_file: " + world +
-                   ": is accessible to every user (mode 0644); a secret file must not be: chmod o-rwx " +
-                   world,
-      error);
+  BOOST_TEST(error == "config error: t.json: cassandra.jolokia.password_file: " + world +
+                          ": is accessible to its group or other users (mode 0644); a secret file must not "
+                          "be: chmod go-rwx " +
+                          world,
+             error);
   BOOST_TEST(error_of(config_with({{"jolokia", {{"realm", "x"}}}})).find("cassandra.jolokia.realm") !=
              std::string::npos);
 }

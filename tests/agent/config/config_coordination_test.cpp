@@ -41,17 +41,17 @@ BOOST_AUTO_TEST_CASE(a_private_password_file_is_accepted_and_read_without_its_ne
   BOOST_TEST(options->username == "agent");
   BOOST_TEST(options->password == "s3cret");
   BOOST_TEST((options->endpoints == std::vector<std::string>{"http://127.0.0.1:2379"}));
-  // Group-readable is fine: the agent may run in a group that owns its secrets.
-  BOOST_TEST(error_of(config_with(dir.file("group.pw", "x\r\n", 0640))) == "(accepted)");
+  // Readable by its owner alone is fine, writable or not.
+  BOOST_TEST(error_of(config_with(dir.file("read-only.pw", "x\r\n", 0400))) == "(accepted)");
 }
 
 BOOST_AUTO_TEST_CASE(a_password_file_others_can_access_empty_or_not_a_file_is_refused_naming_it) {
   cla::test::TempDir dir("cla-coord");
   const auto world = dir.file("world.pw", "s3cret", 0644);
-  BOOST_TEST(error_of(config_with(world)) ==
-             "config error: t.json: coordination.password_file: " + world +
-                 ": is accessible to every user (mode 0644); a secret file must not be: chmod o-rwx " +
-                 world);
+  BOOST_TEST(error_of(config_with(world)) == "config error: t.json: coordination.password_file: " + world +
+                                                 ": is accessible to its group or other users (mode 0644); a "
+                                                 "secret file must not be: chmod go-rwx " +
+                                                 world);
   const auto writable = dir.file("writable.pw", "s3cret", 0602);
   BOOST_TEST(error_of(config_with(writable)).find("(mode 0602)") != std::string::npos);
   const auto empty = dir.file("empty.pw", "\n", 0600);

@@ -35,7 +35,8 @@ constexpr std::string_view kSpecDefaults = R"({
     "command_timeout_s": 120,
     "restart_command": [],
     "backend": "nodetool",
-    "jolokia": { "url": "http://127.0.0.1:8778/jolokia", "username": "", "password_file": "" }
+    "jolokia": { "url": "http://127.0.0.1:8778/jolokia", "username": "", "password_file": "",
+                 "tls": { "ca_file": "", "cert_file": "", "key_file": "", "server_name": "" } }
   },
   "topology": {
     "replication_factor": 3,

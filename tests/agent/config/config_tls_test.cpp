@@ -129,7 +129,8 @@ BOOST_AUTO_TEST_CASE(files_that_do_not_load_are_refused_at_load_naming_key_and_f
                               ": not an unencrypted PEM private key"));
   BOOST_TEST(error_of(config_with(kHttps, readable_key)) ==
              "config error: t.json: coordination.tls: key_file " + readable_key.key_file +
-                 ": is accessible to every user (mode 0644); a secret file must not be: chmod o-rwx " +
+                 ": is accessible to its group or other users (mode 0644); a secret file must not be: chmod "
+                 "go-rwx " +
                  readable_key.key_file);
 }
 
