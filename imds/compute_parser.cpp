@@ -1,4 +1,4 @@
-// Parses GET /metadata/instance/compute: the VM's resource name and platform fault domain.
+// Parses GET /metadata/instance/compute: the VM's resource name, platform fault domain and zone.
 #include "imds/compute_parser.hpp"
 
 #include <boost/json.hpp>
@@ -34,6 +34,15 @@ Result<ComputeInfo> compute_from_json(const boost::json::value& v) {
     return make_error(prefix + "platformFaultDomain: expected an integer 0..1000, found " +
                       (fd->is_string() ? quoted_excerpt(fd->get_string()) : std::string(kind_name(*fd))));
   info.platform_fault_domain = static_cast<int>(*number);
+
+  // IMDS gives "" for a VM outside availability zones; an older api-version may leave it out.
+  if (const auto* zone = o->if_contains("zone")) {
+    if (!zone->is_string())
+      return make_error(prefix + "zone: expected a string, found " + std::string(kind_name(*zone)));
+    if (zone->get_string().size() > 64)
+      return make_error(prefix + "zone: longer than 64 characters: " + quoted_excerpt(zone->get_string()));
+    info.zone = std::string(zone->get_string());
+  }
   return info;
 }
 

@@ -12,6 +12,7 @@ namespace cla {
 struct ComputeInfo {
   std::string name;               // compute.name: the name Scheduled Events lists in Resources
   int platform_fault_domain = 0;  // compute.platformFaultDomain
+  std::string zone;               // compute.zone: the availability zone ("1".."3"), "" outside zones
 };
 
 // Never throws. IMDS gives every primitive as a string ("platformFaultDomain":"0"); a JSON integer is

@@ -51,6 +51,8 @@ AdmissionVerdict decide_admission(const AdmissionInput& in) {
     v.counted.push_back(r);
     if (r.datacenter == in.datacenter && r.rack != in.rack) racks.insert(r.rack);
   }
+  for (const auto& rack : in.unavailable_racks)
+    if (rack != in.rack) racks.insert(rack);
   v.out_racks.assign(racks.begin(), racks.end());
   if (in.exact) {
     if (auto exact = in.exact(v.counted)) {
@@ -66,9 +68,9 @@ AdmissionVerdict decide_admission(const AdmissionInput& in) {
     v.reason =
         "racks out with this drain: " + std::to_string(out) + " of " + std::to_string(budget) + " allowed";
   } else {
-    v.reason = "drains recorded in " + joined(v.out_racks) + ": with rack " + in.rack + " that makes " +
-               std::to_string(out) + " racks out, RF " + std::to_string(in.replication_factor) + " allows " +
-               std::to_string(budget);
+    v.reason = "racks out (drains recorded, maintenance begun) " + joined(v.out_racks) + ": with rack " +
+               in.rack + " that makes " + std::to_string(out) + " racks out, RF " +
+               std::to_string(in.replication_factor) + " allows " + std::to_string(budget);
   }
   return v;
 }

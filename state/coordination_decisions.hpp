@@ -87,6 +87,9 @@ struct AdmissionInput {
   std::set<std::string> member_vms;   // VMs with a live member key
   std::set<std::string> up_host_ids;  // host ids UN in this agent's own nodetool status
   ExactAdmissionCheck exact;          // empty, or answering nullopt: the rack count decides
+  // Racks of this DC with a node out whatever the records say: a neighbour whose maintenance began (SPEC 9,
+  // frozen and still UN in gossip). The rack count counts them as it counts recorded drains.
+  std::set<std::string> unavailable_racks;
 };
 
 struct AdmissionVerdict {

@@ -65,7 +65,9 @@ Check read_config(const boost::json::value& root, Config& c) {
                        {"replication_factor", int_into(c.topology.replication_factor, 1, 9)},
                        {"consistency", consistency_into(c.topology.consistency)},
                        {"schema_refresh_s", duration_into(c.topology.schema_refresh_s, 10, 86400)},
+                       {"rack_source", rack_source_into(c.topology.rack_source)},
                        {"fault_domain_racks", rack_map_into(c.topology.fault_domain_racks)},
+                       {"zone_racks", zone_map_into(c.topology.zone_racks)},
                    })},
       {"policy", object_of({
                      {"drain_lead_s", duration_into(c.policy.drain_lead_s, 0, 3600)},
@@ -135,6 +137,8 @@ Result<Config> load_config(const std::string& path) {
 boost::json::object config_to_json(const Config& c) {
   boost::json::object racks;
   for (const auto& [domain, rack] : c.topology.fault_domain_racks) racks[std::to_string(domain)] = rack;
+  boost::json::object zones;
+  for (const auto& [zone, rack] : c.topology.zone_racks) zones[zone] = rack;
   boost::json::object out;
   out["imds"] = boost::json::object{{"endpoint", c.imds.endpoint},
                                     {"api_version", c.imds.api_version},
@@ -146,7 +150,9 @@ boost::json::object config_to_json(const Config& c) {
   out["topology"] = boost::json::object{{"replication_factor", c.topology.replication_factor},
                                         {"consistency", to_string(c.topology.consistency)},
                                         {"schema_refresh_s", c.topology.schema_refresh_s.count()},
-                                        {"fault_domain_racks", std::move(racks)}};
+                                        {"rack_source", to_string(c.topology.rack_source)},
+                                        {"fault_domain_racks", std::move(racks)},
+                                        {"zone_racks", std::move(zones)}};
   out["policy"] = boost::json::object{{"drain_lead_s", c.policy.drain_lead_s.count()},
                                       {"unsafe_drain_lead_s", c.policy.unsafe_drain_lead_s.count()},
                                       {"unsafe_recheck_s", c.policy.unsafe_recheck_s.count()},
@@ -164,6 +170,19 @@ boost::json::object config_to_json(const Config& c) {
   out["http"] = boost::json::object{{"listen", c.http.listen}};
   out["coordination"] = coordination_to_json(c.coordination);
   return out;
+}
+
+std::string_view to_string(RackSource source) {
+  return source == RackSource::zone ? "zone" : "fault_domain";
+}
+
+std::string TopologyConfig::rack_for(int fault_domain, const std::string& zone) const {
+  if (rack_source == RackSource::zone) {
+    const auto it = zone_racks.find(zone);
+    return it == zone_racks.end() ? "" : it->second;
+  }
+  const auto it = fault_domain_racks.find(fault_domain);
+  return it == fault_domain_racks.end() ? "" : it->second;
 }
 
 }  // namespace cla

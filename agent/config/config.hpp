@@ -52,11 +52,20 @@ struct CassandraConfig {
   bool operator==(const CassandraConfig&) const = default;
 };
 
+// Where this node's rack comes from (SPEC 2.3 topology.rack_source): the platform fault domain through
+// fault_domain_racks, or the availability zone through zone_racks (zonal deployments: a zone per rack).
+enum class RackSource { fault_domain, zone };
+std::string_view to_string(RackSource source);
+
 struct TopologyConfig {
   int replication_factor = 3;  // the fallback's only (SPEC 3.4): the schema and ring decide otherwise
   Consistency consistency = Consistency::local_quorum;  // what the cluster's clients read and write at
   std::chrono::seconds schema_refresh_s{300};           // how old the schema and ring the gate uses may get
+  RackSource rack_source = RackSource::fault_domain;
   std::map<int, std::string> fault_domain_racks{{0, "rack1"}, {1, "rack2"}, {2, "rack3"}};
+  std::map<std::string, std::string> zone_racks;  // IMDS compute zone -> rack, with rack_source zone
+  // The rack this configuration gives a node in `fault_domain` and `zone` ("" when it maps none).
+  std::string rack_for(int fault_domain, const std::string& zone) const;
   bool operator==(const TopologyConfig&) const = default;
 };
 

@@ -77,6 +77,38 @@ ValueReader consistency_into(Consistency& out) {
   };
 }
 
+ValueReader rack_source_into(RackSource& out) {
+  return [&out](const boost::json::value& value, const std::string& path) -> Check {
+    const auto* s = value.if_string();
+    if (!s) return wrong_type(path, "string", value);
+    if (*s == "fault_domain")
+      out = RackSource::fault_domain;
+    else if (*s == "zone")
+      out = RackSource::zone;
+    else
+      return FieldError{path, "must be fault_domain or zone; got " + describe(value)};
+    return std::nullopt;
+  };
+}
+
+ValueReader zone_map_into(std::map<std::string, std::string>& out) {
+  return [&out](const boost::json::value& value, const std::string& path) -> Check {
+    const auto* object = value.if_object();
+    if (!object) return wrong_type(path, "object mapping availability zones to racks", value);
+    std::map<std::string, std::string> racks;
+    for (const auto& [key, rack] : *object) {
+      const std::string key_path = child_path(path, key);
+      if (key.empty())
+        return FieldError{key_path, "is not an availability zone (IMDS names them \"1\", \"2\", ...)"};
+      if (!rack.is_string()) return wrong_type(key_path, "string (a rack name)", rack);
+      if (rack.get_string().empty()) return FieldError{key_path, "rack name must not be empty"};
+      racks.emplace(std::string(key), std::string(rack.get_string()));
+    }
+    out = std::move(racks);
+    return std::nullopt;
+  };
+}
+
 ValueReader rack_map_into(std::map<int, std::string>& out) {
   return [&out](const boost::json::value& value, const std::string& path) -> Check {
     const auto* object = value.if_object();
@@ -106,8 +138,13 @@ Check check_across_keys(const Config& config) {
                           std::to_string(policy.unsafe_drain_lead_s.count()) + " > " +
                           std::to_string(policy.drain_lead_s.count()) +
                           "): the forced drain cannot come before the normal one"};
+  if (config.topology.rack_source == RackSource::zone && config.topology.zone_racks.empty())
+    return FieldError{"topology.zone_racks",
+                      "must map the VMs' availability zones to racks when topology.rack_source is zone, e.g. "
+                      "{\"1\": \"rack1\", \"2\": \"rack2\", \"3\": \"rack3\"}"};
   const auto& racks = config.topology.fault_domain_racks;
-  if (config.node.fault_domain >= 0 && !racks.contains(config.node.fault_domain)) {
+  if (config.topology.rack_source == RackSource::fault_domain && config.node.fault_domain >= 0 &&
+      !racks.contains(config.node.fault_domain)) {
     std::string known;
     for (const auto& [domain, rack] : racks) known += (known.empty() ? "" : ", ") + std::to_string(domain);
     return FieldError{"node.fault_domain", "fault domain " + std::to_string(config.node.fault_domain) +

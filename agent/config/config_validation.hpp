@@ -22,6 +22,9 @@ ValueReader log_level_into(LogLevel& out);
 ValueReader consistency_into(Consistency& out);
 // `{"0": "rack1", ...}`: keys are fault-domain numbers, values non-empty rack names; replaces `out` whole.
 ValueReader rack_map_into(std::map<int, std::string>& out);
+ValueReader rack_source_into(RackSource& out);
+// Availability zones ("1", "2", ...) to racks; may be empty (rack_source zone requires entries).
+ValueReader zone_map_into(std::map<std::string, std::string>& out);
 
 // Rules that relate several keys (coordination.* has its own: check_coordination), checked once every key
 // has been read.

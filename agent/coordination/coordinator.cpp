@@ -210,7 +210,8 @@ asio::awaitable<void> Coordinator::write_member() {
 
 asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool unconditional,
                                                      std::set<std::string> up_host_ids,
-                                                     ExactAdmissionCheck exact) {
+                                                     ExactAdmissionCheck exact,
+                                                     std::set<std::string> unavailable_racks) {
   ++admissions_asked_;  // a release asked before this admission must not delete its record
   DrainRecord record;
   record.vm = self_.vm;
@@ -249,6 +250,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     for (const auto& m : snap->members) in.member_vms.insert(m.vm);
     in.up_host_ids = std::move(up_host_ids);
     in.exact = exact;
+    in.unavailable_racks = unavailable_racks;
     const AdmissionVerdict verdict = decide_admission(in);
     up_host_ids = std::move(in.up_host_ids);
     if (!verdict.admitted)

@@ -76,9 +76,10 @@ class Coordinator {
   // Records this node's drain: when `exact` (the replication verdict with the recorded drains' nodes
   // unavailable) admits it, or within the rack budget when it cannot judge (stale records deleted in the same
   // transaction); or unconditionally. `up_host_ids`: the hosts UN in this agent's nodetool status.
+  // `unavailable_racks`: racks of this DC out whatever the records (AdmissionInput).
   boost::asio::awaitable<AdmissionOutcome> admit(std::string event_id, bool unconditional,
-                                                 std::set<std::string> up_host_ids,
-                                                 ExactAdmissionCheck exact);
+                                                 std::set<std::string> up_host_ids, ExactAdmissionCheck exact,
+                                                 std::set<std::string> unavailable_racks = {});
   boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
                                                        std::vector<std::string> resources,
                                                        bool wait_for_unregistered);

@@ -119,6 +119,8 @@ class Daemon {
   std::vector<std::pair<std::string, NeighbourImpact>> impacted_nodes(const ClusterStatus& status,
                                                                       SteadyTime taken_at);
   std::set<std::string> impacted_host_ids() const;
+  // Their racks in this node's DC, by the last status read (the rack count's, in admission).
+  std::set<std::string> impacted_racks() const;
   // daemon_watcher.cpp: the watcher's role and, as its leader, agentless drain records (SPEC 9), each poll.
   boost::asio::awaitable<void> watch();
   boost::asio::awaitable<void> watch_roles();
@@ -157,6 +159,7 @@ class Daemon {
   bool dry_run_;
   std::string resource_name_;
   int fault_domain_ = -1;
+  std::string zone_;  // IMDS compute's zone ("" outside availability zones, or when it was not asked)
   // Polls and approvals share one kept-alive connection (SPEC 4); an approval queues behind a poll in flight.
   ImdsClient poll_client_;
   // Start-up only (compute metadata, before the poll's ticks run), then closed.

@@ -31,8 +31,6 @@ LogLevel level_of(Severity s) {
 }
 
 constexpr auto kHookTimeout = 30s;
-constexpr std::size_t kRestartOutputLimit =
-    64 * 1024;  // what a restart script prints: its first line is logged
 
 // The change a core's Step makes to the node; nullopt for the restart command and the reads.
 std::optional<NodeChange> node_change_of(Step step) {

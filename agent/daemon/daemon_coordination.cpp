@@ -63,7 +63,8 @@ asio::awaitable<void> Daemon::admit(Admit a) {
     // A neighbour whose maintenance began is not up, whatever gossip shows (SPEC 9): no stale-record credit.
     std::set<std::string> up = up_host_ids_;
     for (const auto& host_id : impacted_host_ids()) up.erase(host_id);
-    outcome = co_await coordinator_->admit(a.event_id, a.forced, std::move(up), exact_admission());
+    outcome = co_await coordinator_->admit(a.event_id, a.forced, std::move(up), exact_admission(),
+                                           impacted_racks());
   }
   if (stopping_) co_return;
   const bool abandoned = a.awaited && abandoned_since(generation);

@@ -105,4 +105,13 @@ std::set<std::string> Daemon::impacted_host_ids() const {
   return out;
 }
 
+std::set<std::string> Daemon::impacted_racks() const {
+  std::set<std::string> out;
+  if (!last_view_) return out;
+  const std::set<std::string> hosts = impacted_host_ids();
+  for (const StatusRow& row : last_view_->status.rows)
+    if (row.datacenter == last_view_->self.datacenter && hosts.count(row.host_id)) out.insert(row.rack);
+  return out;
+}
+
 }  // namespace cla

@@ -111,14 +111,15 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   else
     co_await (read_view() && read_hints());
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
-  const auto it = config_.topology.fault_domain_racks.find(fault_domain_);
-  const std::string configured = it == config_.topology.fault_domain_racks.end() ? "" : it->second;
+  const std::string configured = config_.topology.rack_for(fault_domain_, zone_);
   // Once per change, not at every check (issue 40): a recheck every unsafe_recheck_s would repeat it.
   const std::optional<std::pair<std::string, std::string>> mismatch =
       configured == view->self.rack ? std::nullopt : std::optional{std::pair{configured, view->self.rack}};
   if (mismatch && mismatch != topology_mismatch_logged_)
     log_line(LogLevel::error, "topology_mismatch",
              {{"fault_domain", fault_domain_},
+              {"zone", zone_},
+              {"rack_source", to_string(config_.topology.rack_source)},
               {"configured_rack", configured},
               {"cassandra_rack", view->self.rack},
               {"note", "the gate uses the rack nodetool reports; said again only when either changes"}});

@@ -29,13 +29,17 @@ asio::awaitable<bool> Daemon::resolve_identity() {
   resource_name_ = config_.node.resource_name;
   fault_domain_ = config_.node.fault_domain;
   const char* source = "config";
-  while (!stopping_ && (resource_name_.empty() || fault_domain_ < 0)) {
+  // With topology.rack_source zone the rack comes from the zone, which only IMDS tells.
+  bool zone_known = config_.topology.rack_source != RackSource::zone;
+  while (!stopping_ && (resource_name_.empty() || fault_domain_ < 0 || !zone_known)) {
     source = "imds";
     // Not on the poll client: its deadlines are watched by the poll loop's ticks, which have not started.
     auto compute = co_await compute_client_->get_compute();
     if (compute) {
       if (resource_name_.empty()) resource_name_ = compute->name;
       if (fault_domain_ < 0) fault_domain_ = compute->platform_fault_domain;
+      zone_ = compute->zone;
+      zone_known = true;
       break;
     }
     log_line(LogLevel::warning, "imds_error",
@@ -49,10 +53,13 @@ asio::awaitable<bool> Daemon::resolve_identity() {
   if (stopping_) co_return false;
   compute_client_.reset();  // its kept-alive connection is not needed again
   log_line(LogLevel::info, "node_identity",
-           {{"resource_name", resource_name_}, {"fault_domain", fault_domain_}, {"source", source}});
-  const auto rack = config_.topology.fault_domain_racks.find(fault_domain_);
-  metrics_.set_node_info(resource_name_, fault_domain_,
-                         rack == config_.topology.fault_domain_racks.end() ? "" : rack->second);
+           {{"resource_name", resource_name_},
+            {"fault_domain", fault_domain_},
+            {"zone", zone_},
+            {"source", source},
+            {"rack_source", to_string(config_.topology.rack_source)},
+            {"configured_rack", config_.topology.rack_for(fault_domain_, zone_)}});
+  metrics_.set_node_info(resource_name_, fault_domain_, config_.topology.rack_for(fault_domain_, zone_));
   co_return true;
 }
 

@@ -1,6 +1,7 @@
 // The gate's answer from one check: replication verdict or rack count (SPEC 3.4). Pure.
 #include "cassandra/gate/replication_gate.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -51,7 +52,15 @@ std::string describe(const ReplicationVerdict& v, Consistency consistency) {
 GateDecision decide_gate(const GateInput& in) {
   GateDecision d;
   if (!in.snapshot) {
-    const SafetyVerdict v = evaluate_safety(in.status, in.self, in.replication_factor);
+    // The rack count reads status alone: a node counted unavailable whatever status shows (a neighbour whose
+    // maintenance began, frozen and still UN in gossip; one catching up; a recorded drain) is down here too
+    // (issue 40: it was not counted, and a third rack could go with RF 5).
+    ClusterStatus counted = in.status;
+    for (StatusRow& row : counted.rows)
+      if (row.address != in.self_address &&
+          std::find(in.drained.begin(), in.drained.end(), row.address) != in.drained.end())
+        row.status = 'D';
+    const SafetyVerdict v = evaluate_safety(counted, in.self, in.replication_factor);
     d.result = SafetyResult{v.safe, "rack count (gate_fallback): " + v.reason, v.down_racks, {}};
     return d;
   }

@@ -44,7 +44,7 @@ boost::json::object compute_document(const EmulatedVm& vm) {
       {"vmId", vm.vm_id},
       {"vmScaleSetName", ""},
       {"vmSize", "Standard_E16s_v5"},
-      {"zone", ""},
+      {"zone", vm.zone},
   };
 }
 

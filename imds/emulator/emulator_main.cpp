@@ -16,14 +16,16 @@ namespace {
 constexpr const char* kHelp = R"(imds-emulator: a local stand-in for Azure IMDS Scheduled Events.
 
 Usage:
-  imds-emulator --vm NAME,FAULT_DOMAIN,HOST:PORT [--vm ...] [--admin HOST:PORT]
+  imds-emulator --vm NAME,FAULT_DOMAIN,HOST:PORT[,ZONE] [--vm ...] [--admin HOST:PORT]
                 [--first-call-delay-ms N] [--impact-hook PATH] [--shared-approval any|all]
                 [--close-after-answer] [--allow-remote]
 
 Options:
-  --vm NAME,FAULT_DOMAIN,HOST:PORT  One emulated VM (repeatable): its resource name as Scheduled Events
-                          lists it, its platform fault domain, and where its IMDS listens. PORT 0 picks a
-                          free port. Each VM gets its own port because the agent finds IMDS by address.
+  --vm NAME,FAULT_DOMAIN,HOST:PORT[,ZONE]  One emulated VM (repeatable): its resource name as Scheduled
+                          Events lists it, its platform fault domain, where its IMDS listens, and its
+                          availability zone for the compute document (omitted: "", a VM outside zones).
+                          PORT 0 picks a free port. Each VM gets its own port because the agent finds IMDS
+                          by address.
   --admin HOST:PORT       Where the admin API listens (default 127.0.0.1:0).
   --first-call-delay-ms N Hold each VM's first Scheduled Events GET for N ms, as Azure does while it enables
                           the service (up to two minutes on a real VM). Default 0.

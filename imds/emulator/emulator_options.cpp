@@ -1,6 +1,8 @@
 // imds-emulator's command-line values: --vm NAME,FAULT_DOMAIN,HOST:PORT and listen addresses (loopback only).
 #include "imds/emulator/emulator_options.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "imds/json_read.hpp"
@@ -56,16 +58,24 @@ Result<VmOption> parse_vm_option(std::string_view text, bool allow_remote) {
   const auto first = text.find(',');
   const auto second = first == std::string_view::npos ? first : text.find(',', first + 1);
   if (second == std::string_view::npos)
-    return fail("expected NAME,FAULT_DOMAIN,HOST:PORT, e.g. vm0,0,127.0.0.1:0");
+    return fail("expected NAME,FAULT_DOMAIN,HOST:PORT[,ZONE], e.g. vm0,0,127.0.0.1:0");
   VmOption vm;
   vm.name = std::string(text.substr(0, first));
   if (!valid_vm_name(vm.name)) return fail("the name must be 1..128 letters, digits, '-', '_' or '.'");
   const auto fd = parse_unsigned(text.substr(first + 1, second - first - 1), 1000);
   if (!fd) return fail("the fault domain must be an integer 0..1000");
   vm.fault_domain = static_cast<int>(*fd);
-  auto listen = parse_listen_address(text.substr(second + 1), allow_remote);
+  const auto third = text.find(',', second + 1);
+  auto listen = parse_listen_address(text.substr(second + 1, third - second - 1), allow_remote);
   if (!listen) return fail(listen.error().message);
   vm.listen = *listen;
+  if (third != std::string_view::npos) {
+    vm.zone = std::string(text.substr(third + 1));
+    const bool plain =
+        std::all_of(vm.zone.begin(), vm.zone.end(), [](unsigned char c) { return std::isalnum(c); });
+    if (vm.zone.empty() || vm.zone.size() > 16 || !plain)
+      return fail("the zone must be 1..16 letters or digits (Azure names zones 1, 2, 3)");
+  }
   return vm;
 }
 

@@ -20,14 +20,15 @@ struct VmOption {
   std::string name;
   int fault_domain = 0;
   ListenAddress listen;
+  std::string zone;  // the availability zone its compute document names ("" : none)
 };
 
 // "127.0.0.1:8080", "[::1]:0", "localhost:0". The host must be an IP literal or localhost; a non-loopback
 // address is refused unless allow_remote (the emulator has no authentication and must not face a network).
 Result<ListenAddress> parse_listen_address(std::string_view text, bool allow_remote);
 
-// "vm0,0,127.0.0.1:8080": a VM name (letters, digits, '-', '_', '.'), its platform fault domain 0..1000,
-// and where its IMDS listens.
+// "vm0,0,127.0.0.1:8080[,2]": a VM name (letters, digits, '-', '_', '.'), its platform fault domain 0..1000,
+// where its IMDS listens, and optionally its availability zone.
 Result<VmOption> parse_vm_option(std::string_view text, bool allow_remote);
 
 // "127.0.0.1:41234" or "[::1]:41234".

@@ -149,7 +149,7 @@ void announce_line(std::ostream& out, boost::json::object line) {
 
 int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostream& errors) {
   std::vector<EmulatedVm> vms;
-  for (const auto& vm : config.vms) vms.push_back(EmulatedVm{vm.name, vm.fault_domain, {}});
+  for (const auto& vm : config.vms) vms.push_back(EmulatedVm{vm.name, vm.fault_domain, vm.zone, {}});
   EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}(),
                       config.shared_approval);
 

@@ -16,7 +16,8 @@ namespace cla {
 struct EmulatedVm {
   std::string name;
   int fault_domain = 0;
-  std::string vm_id;  // lowercase GUID for the compute document (filled by EmulatorState)
+  std::string zone = "";  // compute's "zone" ("" outside availability zones)
+  std::string vm_id;      // lowercase GUID for the compute document (filled by EmulatorState)
 };
 
 // Injected on the scheduledevents endpoint of every VM (valid requests only: the 400s stay visible).

@@ -8,7 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   constexpr std::size_t kBodyLimit = 64 * 1024;  // the emulator's
-  cla::EmulatorState state({{"vm0", 0, {}}, {"vm1", 1, {}}, {"vm2", 2, {}}}, std::chrono::milliseconds(0), 1);
+  cla::EmulatorState state({{"vm0", 0, {}, {}}, {"vm1", 1, {}, {}}, {"vm2", 2, {}, {}}},
+                           std::chrono::milliseconds(0), 1);
   cla::WallTime now = cla::WallTime(std::chrono::seconds(1'800'000'000));
   std::string_view input = cla::fuzz::as_text(data, size);
   for (;;) {

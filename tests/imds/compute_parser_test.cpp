@@ -1,4 +1,4 @@
-// Compute metadata parsing: the VM's resource name and fault domain from real and constructed bodies.
+// Compute metadata parsing: the VM's resource name, fault domain and zone from real and constructed bodies.
 #include "imds/compute_parser.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -33,6 +33,16 @@ BOOST_AUTO_TEST_CASE(reads_name_and_fault_domain_given_as_strings) {
   const auto spec = parse_file("B3-01_spec_example_pretty.json");
   BOOST_TEST(spec.name == "examplevmname");
   BOOST_TEST(spec.platform_fault_domain == 36);
+}
+
+// topology.rack_source zone (SPEC 2.3): a zonal VM names its zone; a VM of an availability set gives "".
+BOOST_AUTO_TEST_CASE(reads_the_zone_empty_outside_availability_zones) {
+  BOOST_TEST(parse_file("B3-03_compute_2021-02-01_zonal_CONSTRUCTED.json").zone == "2");
+  BOOST_TEST(parse_file("B3-03_compute_2021-02-01_availset_CONSTRUCTED.json").zone == "");
+  BOOST_TEST(parse_file("B3-01_spec_example_pretty.json").zone == "");
+  BOOST_TEST(parse_file("B3-02_instance_2017-08-01_real.json").zone == "", "an older api-version has none");
+  BOOST_TEST(error_of(R"({"name":"vm0","platformFaultDomain":"0","zone":2})") ==
+             "zone: expected a string, found an integer");
 }
 
 BOOST_AUTO_TEST_CASE(accepts_a_whole_instance_document) {

@@ -204,4 +204,34 @@ BOOST_AUTO_TEST_CASE(dry_run_logs_the_whole_path_and_changes_nothing) {
   }
 }
 
+// topology.rack_source zone (SPEC 2.3, issue 40): vm0's rack is its availability zone's ("1", as the
+// emulator's compute document says), not its fault domain's; a zone mapped to another rack than Cassandra's
+// is a topology_mismatch naming the zone.
+BOOST_AUTO_TEST_CASE(rack_source_zone_takes_the_rack_from_the_zone) {
+  for (const char* mapped : {"rack1", "rack3"}) {
+    BOOST_TEST_CONTEXT("zone 1 mapped to " << mapped) {
+      AgentScenario s;
+      s.write_config(
+          {{"node", {{"resource_name", "vm0"}, {"fault_domain", -1}}},
+           {"topology", {{"rack_source", "zone"}, {"zone_racks", {{"1", mapped}, {"2", "rack2"}}}}}});
+      s.start_agent();
+      const auto identity = s.wait_for("node_identity", 0ms);
+      BOOST_TEST(identity.at("zone").as_string() == "1");
+      BOOST_TEST(identity.at("configured_rack").as_string() == mapped);
+      const std::string id = s.emulator().add_event(
+          {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
+      s.wait_for("drain_started", s.until_drain_due(id), id);
+      const auto mismatches = s.log("topology_mismatch");
+      if (std::string(mapped) == "rack1") {
+        BOOST_TEST(mismatches.empty(), "Cassandra's rack of 127.0.1.1 is rack1");
+      } else {
+        BOOST_REQUIRE(mismatches.size() == 1u);
+        BOOST_TEST(mismatches[0].at("zone").as_string() == "1");
+        BOOST_TEST(mismatches[0].at("rack_source").as_string() == "zone");
+        BOOST_TEST(mismatches[0].at("configured_rack").as_string() == "rack3");
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -75,8 +75,8 @@ long long ms_between(WallTime a, WallTime b) {
 }
 
 AgentScenario::AgentScenario(std::vector<std::string> emulator_args)
-    : emulator_(std::make_unique<ImdsEmulatorProcess>(std::vector<EmulatorVm>{{"vm0", 0}, {"vm1", 1}},
-                                                      std::move(emulator_args))) {
+    : emulator_(std::make_unique<ImdsEmulatorProcess>(
+          std::vector<EmulatorVm>{{"vm0", 0, 0, "1"}, {"vm1", 1, 0, "2"}}, std::move(emulator_args))) {
   const CommandOutcome init = run_blocking(
       run_command({nodetool_sim_path(), "--init-cluster", cluster_file(), "--dcs", "dc1", "--racks", "3",
                    "--nodes-per-rack", "1", "--base-address", "127.0.1.", "--call-log", call_log()},

@@ -120,7 +120,8 @@ ImdsEmulatorProcess::ImdsEmulatorProcess(std::vector<EmulatorVm> vms, std::vecto
   std::vector<std::string> args;
   for (const auto& vm : vms) {
     args.push_back("--vm");
-    args.push_back(vm.name + "," + std::to_string(vm.fault_domain) + ",127.0.0.1:" + std::to_string(vm.port));
+    args.push_back(vm.name + "," + std::to_string(vm.fault_domain) + ",127.0.0.1:" + std::to_string(vm.port) +
+                   (vm.zone.empty() ? "" : "," + vm.zone));
   }
   args.insert(args.end(), {"--admin", "127.0.0.1:0"});
   args.insert(args.end(), extra_args.begin(), extra_args.end());

@@ -30,6 +30,7 @@ struct EmulatorVm {
   std::string name;
   int fault_domain = 0;
   std::uint16_t port = 0;  // 0: any free port; give the old port to restart an emulator in place
+  std::string zone = "";   // its compute document's availability zone ("": none)
 };
 
 struct HttpReply {

@@ -63,6 +63,19 @@ BOOST_AUTO_TEST_CASE(own_rack_own_record_and_other_dcs_do_not_count) {
   BOOST_TEST(v.counted.size() == 2u);  // vm1 and dc2's vm4: the transaction still guards them
 }
 
+// A neighbour whose maintenance began (frozen, still UN) is out without a record (issue 40: with RF 5 a
+// third rack used to be admitted beside a recorded drain and a frozen neighbour).
+BOOST_AUTO_TEST_CASE(racks_with_a_neighbour_out_count_as_recorded_ones) {
+  auto in = input({record("vm3", "rack2", "h3")}, 5);
+  BOOST_TEST(cla::decide_admission(in).admitted);
+  in.unavailable_racks = {"rack3"};
+  const auto refused = cla::decide_admission(in);
+  BOOST_TEST(!refused.admitted, refused.reason);
+  BOOST_TEST(refused.out_racks == (Strings{"rack2", "rack3"}), boost::test_tools::per_element());
+  in.unavailable_racks = {"rack1", "rack2"};
+  BOOST_TEST(cla::decide_admission(in).admitted, "its own rack and a rack already out add nothing");
+}
+
 BOOST_AUTO_TEST_CASE(rf5_allows_a_second_rack_not_a_third) {
   BOOST_TEST(cla::decide_admission(input({record("vm3", "rack2", "h3")}, 5)).admitted);
   BOOST_TEST(!cla::decide_admission(input({record("vm3", "rack2", "h3"), record("vm6", "rack3", "h6")}, 5))

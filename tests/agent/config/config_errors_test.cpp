@@ -108,6 +108,13 @@ BOOST_AUTO_TEST_CASE(each_error_class_has_its_exact_message) {
        "config error: t.json: topology.fault_domain_racks: must map at least one fault domain to a rack, "
        "e.g. "
        "{\"0\": \"rack1\"}"},
+      {R"({"topology": {"rack_source": "zones"}})",
+       "config error: t.json: topology.rack_source: must be fault_domain or zone; got string \"zones\""},
+      {R"({"topology": {"rack_source": "zone"}})",
+       "config error: t.json: topology.zone_racks: must map the VMs' availability zones to racks when "
+       "topology.rack_source is zone, e.g. {\"1\": \"rack1\", \"2\": \"rack2\", \"3\": \"rack3\"}"},
+      {R"({"topology": {"zone_racks": {"1": ""}}})",
+       "config error: t.json: topology.zone_racks.1: rack name must not be empty"},
       {R"({"imds": {"endpoint": "https://127.0.0.1"}})",
        "config error: t.json: imds.endpoint: endpoint \"https://127.0.0.1\": the scheme must be http " +
            endpoint_hint},

@@ -42,7 +42,9 @@ constexpr std::string_view kSpecDefaults = R"({
     "replication_factor": 3,
     "consistency": "LOCAL_QUORUM",
     "schema_refresh_s": 300,
-    "fault_domain_racks": { "0": "rack1", "1": "rack2", "2": "rack3" }
+    "rack_source": "fault_domain",
+    "fault_domain_racks": { "0": "rack1", "1": "rack2", "2": "rack3" },
+    "zone_racks": {}
   },
   "policy": {
     "drain_lead_s": 30,
@@ -160,6 +162,19 @@ BOOST_AUTO_TEST_CASE(object_values_replace_the_default_whole) {
   BOOST_TEST((config->cassandra.nodetool == std::vector<std::string>{"nodetool", "-h", "127.0.0.1"}));
 }
 
+// SPEC 2.3 topology.rack_source zone: the rack comes from the VM's availability zone through zone_racks.
+BOOST_AUTO_TEST_CASE(rack_source_zone_maps_the_zone_to_the_rack) {
+  auto config = cla::parse_config(
+      R"({"topology": {"rack_source": "zone", "zone_racks": {"1": "rack1", "2": "rack2", "3": "rack3"}}})",
+      "t.json");
+  BOOST_TEST_REQUIRE(config.ok(), why(config));
+  BOOST_TEST((config->topology.rack_source == cla::RackSource::zone));
+  BOOST_TEST(config->topology.rack_for(0, "2") == "rack2", "the zone decides, not the fault domain");
+  BOOST_TEST(config->topology.rack_for(0, "") == "", "a VM outside zones maps to no rack");
+  cla::Config defaults;
+  BOOST_TEST(defaults.topology.rack_for(1, "3") == "rack2", "by default the fault domain decides");
+}
+
 BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
   cla::Config c;
   c.imds.endpoint = "http://[::1]:8080";
@@ -169,7 +184,12 @@ BOOST_AUTO_TEST_CASE(config_to_json_round_trips_a_non_default_config) {
   c.cassandra.nodetool = {"nodetool-sim", "--cluster", "/tmp/c.json"};
   c.cassandra.command_timeout_s = 5s;
   c.cassandra.restart_command = {"systemctl", "restart", "cassandra"};
-  c.topology = {5, cla::Consistency::each_quorum, 45s, {{0, "r1"}, {1, "r2"}, {10, "r11"}}};
+  c.topology = {5,
+                cla::Consistency::each_quorum,
+                45s,
+                cla::RackSource::zone,
+                {{0, "r1"}, {1, "r2"}, {10, "r11"}},
+                {{"1", "z1"}, {"2", "z2"}}};
   c.policy = {60s, 60s, 17s, 0s, 30s, false, true, false, 7s};
   c.hooks.notify = {"/usr/local/bin/notify", "--to", "ops"};
   c.state_file = "state/s.json";

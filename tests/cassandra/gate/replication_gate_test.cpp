@@ -85,6 +85,17 @@ BOOST_AUTO_TEST_CASE(drained_nodes_count_as_unavailable_though_status_shows_them
              "this node among the drained changes nothing");
 }
 
+// Without a schema the rack count decides, and it counts the unavailable nodes too (issue 40): 10.0.0.1
+// frozen by a Started event still shows UN, yet its rack is out.
+BOOST_AUTO_TEST_CASE(without_a_snapshot_the_rack_count_counts_unavailable_nodes_as_down) {
+  BOOST_TEST(decide(status(), nullptr, Consistency::local_quorum).result.safe);
+  const auto d = decide(status(), nullptr, Consistency::local_quorum, {"10.0.0.1"});
+  BOOST_TEST(!d.result.safe, d.result.reason);
+  BOOST_TEST(d.result.down_racks == std::vector<std::string>{"rack1"}, boost::test_tools::per_element());
+  BOOST_TEST(decide(status(), nullptr, Consistency::local_quorum, {"10.0.0.3"}).result.safe,
+             "this node among them changes nothing");
+}
+
 BOOST_AUTO_TEST_CASE(address_of_a_host_id_and_when_a_refresh_is_due) {
   BOOST_TEST(cla::address_of_host_id(status(), "H2") == "10.0.0.2");
   BOOST_TEST(cla::address_of_host_id(status(), "h9").empty());

@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 const cla::WallTime t0 = cla::WallTime{} + std::chrono::seconds(1700000000);
 
 struct Fixture {
-  cla::EmulatorState state{{{"vm0", 0, {}}, {"vm1", 2, {}}}, 0ms, 3};
+  cla::EmulatorState state{{{"vm0", 0, {}, {}}, {"vm1", 2, {}, {}}}, 0ms, 3};
 
   cla::HttpResponse call(http::verb verb, std::string target, std::string body = {}, cla::WallTime now = t0) {
     cla::HttpRequest req{verb, target, 11};

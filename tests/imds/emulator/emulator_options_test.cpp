@@ -16,6 +16,11 @@ BOOST_AUTO_TEST_CASE(vm_option_reads_name_fault_domain_and_address) {
   BOOST_TEST_REQUIRE(v6.ok());
   BOOST_TEST(v6->listen.address.is_v6());
   BOOST_TEST(cla::parse_listen_address("localhost:0", false)->address.to_string() == "127.0.0.1");
+  BOOST_TEST(vm->zone == "", "no zone given: a VM outside availability zones");
+  const auto zonal = cla::parse_vm_option("vm2,0,127.0.0.1:0,3", false);
+  BOOST_TEST_REQUIRE(zonal.ok(), (zonal.ok() ? "" : zonal.error().message));
+  BOOST_TEST(zonal->zone == "3");
+  BOOST_TEST(zonal->listen.port == 0);
 }
 
 BOOST_AUTO_TEST_CASE(bad_values_say_what_is_wrong) {
@@ -31,6 +36,8 @@ BOOST_AUTO_TEST_CASE(bad_values_say_what_is_wrong) {
       {"vm0,0,example.com:80", "IP address or localhost"},
       {"vm0,0,0.0.0.0:8080", "refusing to listen on a non-loopback address"},
       {"vm0,0,10.1.2.3:8080", "--allow-remote"},
+      {"vm0,0,127.0.0.1:0,", "the zone must be"},
+      {"vm0,0,127.0.0.1:0,zone 1", "the zone must be"},
   };
   for (const auto& [text, why] : cases) {
     const auto r = cla::parse_vm_option(text, false);

@@ -24,7 +24,7 @@ cla::HttpRequest request(http::verb verb, std::string target, bool metadata = tr
 }
 
 struct Fixture {
-  cla::EmulatorState state{{{"vm0", 0, {}}, {"vm1", 1, {}}}, 0ms, 7};
+  cla::EmulatorState state{{{"vm0", 0, {}, {}}, {"vm1", 1, {}, {}}}, 0ms, 7};
 
   cla::HttpResponse call(const cla::HttpRequest& req, std::size_t vm = 0, cla::WallTime now = t0) {
     const auto admission = cla::admit_vm_request(state, vm, req);
@@ -168,7 +168,7 @@ BOOST_FIXTURE_TEST_CASE(faults_hit_valid_scheduled_events_requests_only, Fixture
 }
 
 BOOST_FIXTURE_TEST_CASE(delays_come_from_the_first_call_and_from_faults, Fixture) {
-  cla::EmulatorState slow{{{"vm0", 0, {}}, {"vm1", 1, {}}}, 1500ms, 7};
+  cla::EmulatorState slow{{{"vm0", 0, {}, {}}, {"vm1", 1, {}, {}}}, 1500ms, 7};
   BOOST_TEST(cla::admit_vm_request(slow, 0, request(http::verb::get, kEvents, false)).delay.count() == 0);
   BOOST_TEST(cla::admit_vm_request(slow, 0, request(http::verb::post, kEvents)).delay.count() == 0);
   BOOST_TEST(cla::admit_vm_request(slow, 0, request(http::verb::get, kEvents)).delay.count() == 1500);
