@@ -35,51 +35,61 @@ cla::MemberRecord vm0() {
   return self;
 }
 
+// vm0's Coordinator on a one-member etcd, its drain recorded for E1, then etcd frozen while its release's
+// first attempt times out, and thawed: the release waits kReleaseFirstRetry to try again.
+struct ReleaseAfterHang {
+  EtcdCluster etcd{one_member()};
+  boost::asio::io_context ioc;
+  cla::EtcdClientOptions options = options_for(etcd.endpoints(), kRequestTimeout);
+  cla::Coordinator coordinator{ioc.get_executor(), config(), options, 3, vm0()};
+  const std::string key = "/cassandra-lifecycle-agent/c1/drains/vm0";
+  bool released = false;
+
+  ReleaseAfterHang() {
+    BOOST_REQUIRE(admit("E1"));
+    BOOST_REQUIRE_EQUAL(etcd.get_prefix(key).size(), 1u);
+    etcd.freeze(0);
+    boost::asio::co_spawn(
+        ioc,
+        [this]() -> boost::asio::awaitable<void> {
+          co_await coordinator.release();
+          released = true;
+        },
+        boost::asio::detached);
+    run_until(
+        ioc, [] { return false; }, kRequestTimeout * 2);  // the attempt's timeout passes
+    etcd.thaw(0);
+  }
+  cla::CoordinationConfig config() const {
+    cla::CoordinationConfig c;
+    c.etcd_endpoints = etcd.endpoints();
+    c.cluster = "c1";
+    return c;
+  }
+  // An unconditional record for `event_id`; whether etcd took it.
+  bool admit(const std::string& event_id) {
+    std::optional<cla::AdmissionOutcome> outcome;
+    spawn_into(ioc, coordinator.admit(event_id, true, {}, {}), outcome);
+    return run_until(
+               ioc, [&] { return outcome.has_value(); }, requests_ceiling(options)) &&
+           outcome->result == cla::CoordinationResult::allowed;
+  }
+  bool release_ends() {
+    return run_until(
+        ioc, [&] { return released; }, kReleaseFirstRetry + requests_ceiling(options, 2));
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(coordinator_release_test)
 
-BOOST_AUTO_TEST_CASE(a_release_retried_after_a_later_admission_keeps_that_admissions_record) {
-  EtcdCluster etcd(one_member());
-  boost::asio::io_context ioc;
-  cla::CoordinationConfig config;
-  config.etcd_endpoints = etcd.endpoints();
-  config.cluster = "c1";
-  const auto options = options_for(etcd.endpoints(), kRequestTimeout);
-  cla::Coordinator coordinator(ioc.get_executor(), config, options, 3, vm0());
-  const std::string key = "/cassandra-lifecycle-agent/c1/drains/vm0";
-
-  std::optional<cla::AdmissionOutcome> first;
-  spawn_into(ioc, coordinator.admit("E1", true, {}, {}), first);
-  BOOST_REQUIRE(run_until(
-      ioc, [&] { return first.has_value(); }, requests_ceiling(options)));
-  BOOST_REQUIRE(first->result == cla::CoordinationResult::allowed);
-  BOOST_REQUIRE_EQUAL(etcd.get_prefix(key).size(), 1u);
-
-  // The node is restored: its record goes, but etcd hangs, so the release's first attempt times out.
-  etcd.freeze(0);
-  bool released = false;
-  boost::asio::co_spawn(
-      ioc,
-      [&]() -> boost::asio::awaitable<void> {
-        co_await coordinator.release();
-        released = true;
-      },
-      boost::asio::detached);
-  run_until(
-      ioc, [] { return false; }, kRequestTimeout * 2);  // the attempt's timeout passes
-  etcd.thaw(0);
-
-  // The next event's drain is recorded while the release waits to retry.
-  std::optional<cla::AdmissionOutcome> second;
-  spawn_into(ioc, coordinator.admit("E2", true, {}, {}), second);
-  BOOST_REQUIRE(run_until(
-      ioc, [&] { return second.has_value(); }, requests_ceiling(options)));
-  BOOST_REQUIRE(second->result == cla::CoordinationResult::allowed);
+// The next event's drain is recorded while the release waits to retry: the retry must leave its record.
+BOOST_FIXTURE_TEST_CASE(a_release_retried_after_a_later_admission_keeps_that_admissions_record,
+                        ReleaseAfterHang) {
+  BOOST_REQUIRE(admit("E2"));
   BOOST_REQUIRE(!released);
-
-  BOOST_REQUIRE(run_until(
-      ioc, [&] { return released; }, kReleaseFirstRetry + requests_ceiling(options, 2)));
+  BOOST_REQUIRE(release_ends());
   const auto records = etcd.get_prefix(key);
   BOOST_REQUIRE_EQUAL(records.size(), 1u);
   const auto events = boost::json::parse(records.front().second).at("events").as_array();
@@ -88,34 +98,8 @@ BOOST_AUTO_TEST_CASE(a_release_retried_after_a_later_admission_keeps_that_admiss
 }
 
 // Without a later admission the release removes the record, also after a failed first attempt.
-BOOST_AUTO_TEST_CASE(a_release_retried_after_etcd_hung_removes_the_record) {
-  EtcdCluster etcd(one_member());
-  boost::asio::io_context ioc;
-  cla::CoordinationConfig config;
-  config.etcd_endpoints = etcd.endpoints();
-  config.cluster = "c1";
-  const auto options = options_for(etcd.endpoints(), kRequestTimeout);
-  cla::Coordinator coordinator(ioc.get_executor(), config, options, 3, vm0());
-  const std::string key = "/cassandra-lifecycle-agent/c1/drains/vm0";
-
-  std::optional<cla::AdmissionOutcome> admitted;
-  spawn_into(ioc, coordinator.admit("E1", true, {}, {}), admitted);
-  BOOST_REQUIRE(run_until(
-      ioc, [&] { return admitted.has_value(); }, requests_ceiling(options)));
-  etcd.freeze(0);
-  bool released = false;
-  boost::asio::co_spawn(
-      ioc,
-      [&]() -> boost::asio::awaitable<void> {
-        co_await coordinator.release();
-        released = true;
-      },
-      boost::asio::detached);
-  run_until(
-      ioc, [] { return false; }, kRequestTimeout * 2);
-  etcd.thaw(0);
-  BOOST_REQUIRE(run_until(
-      ioc, [&] { return released; }, kReleaseFirstRetry + requests_ceiling(options, 2)));
+BOOST_FIXTURE_TEST_CASE(a_release_retried_after_etcd_hung_removes_the_record, ReleaseAfterHang) {
+  BOOST_REQUIRE(release_ends());
   BOOST_TEST(etcd.get_prefix(key).empty());
 }
 

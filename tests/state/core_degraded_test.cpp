@@ -16,12 +16,6 @@ const WallTime kDrainAt = T0 + 15min - 30s;
 const WallTime kForcedAt = T0 + 15min - 10s;
 const SafetyResult kUnsafe{false, "rack2 down", {"rack2"}, {}};
 
-std::size_t first_step(const Actions& a, Step step) {
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (auto* r = std::get_if<RunStep>(&a[i]); r && r->step == step) return i;
-  return a.size();
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_degraded_test)
@@ -50,7 +44,7 @@ BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_a_recheck_in_flight) {
   BOOST_TEST(abandoned->fields.at("abandoned").as_array().at(0).as_string() == "gate_check");
   BOOST_TEST(abandoned->fields.at("waited_ms").as_int64() == 15000);
   BOOST_TEST(all_of<AbandonReads>(a).size() == 1u);
-  BOOST_TEST(first<AbandonReads>(a) < first_step(a, Step::disable_binary));
+  BOOST_TEST(first<AbandonReads>(a) < index_of_step(a, Step::disable_binary));
   BOOST_TEST((steps(a) == kDisable));
   BOOST_TEST(find_log(a, "drain_forced_unsafe") != nullptr);
   BOOST_TEST(all_of<Approve>(a).empty(), "forced: never approved");
@@ -111,7 +105,7 @@ BOOST_AUTO_TEST_CASE(an_emergency_abandons_another_events_check_in_flight) {
   BOOST_REQUIRE(abandoned != nullptr);
   BOOST_TEST(abandoned->fields.at("for").as_string() == "emergency_drain");
   BOOST_TEST(abandoned->fields.at("event_id").as_string() == "B");
-  BOOST_TEST(first<AbandonReads>(a) < first_step(a, Step::disable_binary));
+  BOOST_TEST(first<AbandonReads>(a) < index_of_step(a, Step::disable_binary));
   BOOST_TEST((steps(a).front() == Step::disable_binary));
   BOOST_TEST(d.held_checks == 1, "no check asked ahead of the emergency");
   BOOST_TEST(core.state().node.drained_for.count("B") == 1u);
@@ -127,7 +121,7 @@ BOOST_AUTO_TEST_CASE(a_coordinated_emergency_records_its_drain_beside_disablebin
   const auto admits = all_of<Admit>(a);
   BOOST_REQUIRE(admits.size() == 1u);
   BOOST_TEST((admits[0] == Admit{"E1", true, false}));
-  BOOST_TEST(first_step(a, Step::disable_binary) < first<Admit>(a));
+  BOOST_TEST(index_of_step(a, Step::disable_binary) < first<Admit>(a));
   BOOST_TEST((steps(a) == kDisable), "the drain did not wait for etcd");
   BOOST_TEST(d.held_admissions == 0);
 }
@@ -150,7 +144,7 @@ BOOST_AUTO_TEST_CASE(the_forced_instant_abandons_an_etcd_admission_in_flight) {
   const auto admits = all_of<Admit>(a);
   BOOST_REQUIRE(admits.size() == 1u);
   BOOST_TEST((admits[0] == Admit{"E1", true, false}));
-  BOOST_TEST(first_step(a, Step::disable_binary) < first<Admit>(a));
+  BOOST_TEST(index_of_step(a, Step::disable_binary) < first<Admit>(a));
   BOOST_TEST(all_of<Approve>(a).empty(), "the budget was never proven: not approved");
   // etcd answers the abandoned admission at last: dropped.
   BOOST_TEST(core.on_admission(AdmissionOutcome{}, kForcedAt + 9s).empty());

@@ -86,6 +86,13 @@ std::vector<T> all_of(const Actions& actions) {
   return out;
 }
 
+// Index of the first RunStep of `step`, or the size when none.
+inline std::size_t index_of_step(const Actions& a, Step step) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (auto* r = std::get_if<RunStep>(&a[i]); r && r->step == step) return i;
+  return a.size();
+}
+
 // The first log line named `msg`, or nullptr.
 inline const LogAction* find_log(const Actions& actions, const std::string& msg) {
   for (const auto& a : actions)

@@ -28,12 +28,6 @@ Driver restoring_with_held(Core& core, Step held) {
   return d;
 }
 
-std::size_t index_of_step(const Actions& a, Step step) {
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (auto* r = std::get_if<RunStep>(&a[i]); r && r->step == step) return i;
-  return a.size();
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_restore_preempt_test)
