@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,12 @@ struct PendingHints {
   friend bool operator==(const PendingHints&, const PendingHints&) = default;
 };
 using PendingHintsList = std::vector<PendingHints>;
+
+// Host id -> closed hints files: what a member key publishes (hints_for) and the gate counts.
+inline std::map<std::string, std::int64_t> files_by_host(const PendingHintsList& hints) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& h : hints) out[h.host_id] = h.total_files;
+  return out;
+}
 
 }  // namespace cla

@@ -89,7 +89,9 @@ class Daemon {
   boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
   // catching up (daemon_catch_up.cpp, SPEC 3.10)
   boost::asio::awaitable<void> read_catch_up();
-  boost::asio::awaitable<void> publish_hints();
+  // `catching_up`: whether another member catches up, when this watcher step read the members already.
+  boost::asio::awaitable<void> publish_hints(std::optional<bool> catching_up);
+  bool another_catches_up(const std::vector<MemberRecord>& members) const;
   // Host id -> closed hints files this node holds for it (empty when unreadable, said once).
   boost::asio::awaitable<std::map<std::string, std::int64_t>> hints_held_for_gate();
   // the gate and the schema refresh (daemon_replication.cpp)
@@ -123,8 +125,9 @@ class Daemon {
   std::set<std::string> impacted_racks() const;
   // daemon_watcher.cpp: the watcher's role and, as its leader, agentless drain records (SPEC 9), each poll.
   boost::asio::awaitable<void> watch();
-  boost::asio::awaitable<void> watch_roles();
-  boost::asio::awaitable<void> lead();
+  // Both answer, when the leader read the whole prefix, whether another member catches up (publish_hints).
+  boost::asio::awaitable<std::optional<bool>> watch_roles();
+  boost::asio::awaitable<std::optional<bool>> lead();
   void set_watcher_role(WatcherRole role);
   // The leader and the secondary step at every poll (the secondary must take over within lease_ttl_s + one
   // poll); an agent without a role every lease_ttl_s / 3, so that 150 idle agents do not read etcd 150

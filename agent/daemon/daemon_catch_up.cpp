@@ -46,13 +46,19 @@ asio::awaitable<void> Daemon::read_catch_up() {
 
 // At each watcher step: while another member catches up, read what this node holds and publish it; once none
 // does, clear it. With nodetool each read is a JVM start, hence only then.
-asio::awaitable<void> Daemon::publish_hints() {
-  auto snap = co_await coordinator_->read();
-  if (stopping_ || !snap) co_return;
-  const bool someone_catches_up = std::any_of(snap->members.begin(), snap->members.end(), [&](const auto& m) {
+bool Daemon::another_catches_up(const std::vector<MemberRecord>& members) const {
+  return std::any_of(members.begin(), members.end(), [&](const MemberRecord& m) {
     return m.phase == MemberPhase::catching_up && !iequals(m.vm, resource_name_);
   });
-  if (!someone_catches_up) {
+}
+
+asio::awaitable<void> Daemon::publish_hints(std::optional<bool> catching_up) {
+  if (!catching_up) {  // the leader's step read the members already; others read them here
+    auto snap = co_await coordinator_->read();
+    if (stopping_ || !snap) co_return;
+    catching_up = another_catches_up(snap->members);
+  }
+  if (!*catching_up) {
     coordinator_->set_hints_for({});
     co_return;
   }
@@ -63,9 +69,7 @@ asio::awaitable<void> Daemon::publish_hints() {
     log_line(LogLevel::warning, "pending_hints_unreadable", {{"detail", hints.error().message()}});
     co_return;
   }
-  std::map<std::string, std::int64_t> held;
-  for (const auto& h : *hints) held[h.host_id] = h.total_files;
-  coordinator_->set_hints_for(std::move(held));
+  coordinator_->set_hints_for(files_by_host(*hints));
 }
 
 // The gate's view (SPEC 3.10): every host this node holds hints for still catches up, so it counts as
@@ -84,8 +88,7 @@ asio::awaitable<std::map<std::string, std::int64_t>> Daemon::hints_held_for_gate
     co_return held;
   }
   gate_hints_unreadable_logged_ = false;
-  for (const auto& h : *hints) held[h.host_id] = h.total_files;
-  co_return held;
+  co_return files_by_host(*hints);
 }
 
 }  // namespace cla

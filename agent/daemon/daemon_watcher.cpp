@@ -34,36 +34,39 @@ asio::awaitable<void> Daemon::watch() {
   watching_ = true;
   const OnExit watched([this] { watching_ = false; });  // the next poll steps again, whatever this one did
   failpoint("watcher_step");
-  co_await watch_roles();
+  const std::optional<bool> catching_up = co_await watch_roles();
   if (stopping_) co_return;
-  co_await publish_hints();  // SPEC 3.10: at the same pace, what this node holds for a member catching up
+  // SPEC 3.10: at the same pace, what this node holds for a member catching up.
+  co_await publish_hints(catching_up);
 }
 
-asio::awaitable<void> Daemon::watch_roles() {
+asio::awaitable<std::optional<bool>> Daemon::watch_roles() {
   auto roles = co_await coordinator_->read_roles();
-  if (stopping_) co_return;
+  if (stopping_) co_return std::nullopt;
   if (!roles) {
     log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(roles.error())}});
-    co_return;  // the role stays as last known: its key lives as long as the lease
+    co_return std::nullopt;  // the role stays as last known: its key lives as long as the lease
   }
   const RoleDecision d = decide_role(resource_name_, fault_domain_, roles->leader, roles->secondary);
   WatcherRole role = d.current;
   if (d.try_for && co_await coordinator_->try_role(*d.try_for, d.current == WatcherRole::secondary))
     role = *d.try_for;
-  if (stopping_) co_return;
+  if (stopping_) co_return std::nullopt;
   set_watcher_role(role);
-  if (role == WatcherRole::leader) co_await lead();
+  if (role != WatcherRole::leader) co_return std::nullopt;
+  co_return co_await lead();
 }
 
-asio::awaitable<void> Daemon::lead() {
+asio::awaitable<std::optional<bool>> Daemon::lead() {
   // Nothing listed and no agentless record to release: no read of the whole prefix at an idle poll.
-  if (last_events_.empty() && !agentless_pending_) co_return;
+  if (last_events_.empty() && !agentless_pending_) co_return std::nullopt;
   auto snap = co_await coordinator_->read();
-  if (stopping_) co_return;
+  if (stopping_) co_return std::nullopt;
   if (!snap) {
     log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(snap.error())}});
-    co_return;
+    co_return std::nullopt;
   }
+  const bool catching_up = another_catches_up(snap->members);
   agentless_pending_ =
       std::any_of(snap->drains.begin(), snap->drains.end(), [](const DrainRecord& r) { return r.agentless; });
   WatcherInput in;
@@ -81,17 +84,17 @@ asio::awaitable<void> Daemon::lead() {
   WatcherPlan plan = agentless_.decide(in);
   if (plan.needs_status) {
     auto view = co_await read_cluster_view();  // sets up_host_ids_ and up_taken_at_
-    if (stopping_) co_return;
+    if (stopping_) co_return catching_up;
     if (view) {
       in.up_host_ids = up_host_ids_;
       in.status_taken_at = up_taken_at_;
       plan = agentless_.decide(in);
     }
   }
-  if (plan.put.empty() && plan.remove.empty()) co_return;
+  if (plan.put.empty() && plan.remove.empty()) co_return catching_up;
   std::vector<AgentlessImpact> impacts = std::move(plan.impacts);
   const auto written = co_await coordinator_->apply_watcher(std::move(plan));
-  if (stopping_) co_return;
+  if (stopping_) co_return catching_up;
   // Logged once the record listing the event is in etcd: a record not written is decided again next poll.
   for (const auto& impact : impacts) {
     const bool recorded = std::any_of(written.begin(), written.end(),
@@ -107,6 +110,7 @@ asio::awaitable<void> Daemon::lead() {
                "a VM of this cluster without a live agent is listed in a pending event: its node is counted "
                "out (agentless drain record) until the event is gone and the node is UN again"}});
   }
+  co_return catching_up;
 }
 
 }  // namespace cla
