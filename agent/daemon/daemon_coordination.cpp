@@ -91,6 +91,7 @@ asio::awaitable<void> Daemon::admit(Admit a) {
 // Without its record no other agent counts this node out (issue 41: it used to be written once). Retried
 // with the release's backoff; its answer goes to the core as the first one did.
 asio::awaitable<void> Daemon::retry_drain_record(Admit a) {
+  int failures = 0;
   for (auto delay = 1s; !stopping_; delay = std::min<std::chrono::seconds>(delay * 2, 10s)) {
     asio::steady_timer pause(io_, delay);
     co_await pause.async_wait(asio::use_awaitable);
@@ -98,10 +99,15 @@ asio::awaitable<void> Daemon::retry_drain_record(Admit a) {
     const AdmissionOutcome outcome =
         co_await coordinator_->admit(a.event_id, true, up_host_ids_, exact_admission());
     if (stopping_) co_return;
-    log_line(outcome.result == CoordinationResult::unavailable ? LogLevel::warning : LogLevel::info,
+    // A failure at warning once, then at debug: etcd may stay down for hours (coordination_unavailable says
+    // so).
+    const bool failed = outcome.result == CoordinationResult::unavailable;
+    log_line(!failed           ? LogLevel::info
+             : failures++ == 0 ? LogLevel::warning
+                               : LogLevel::debug,
              "drain_record_retried",
              {{"event_id", a.event_id},
-              {"result", outcome.result == CoordinationResult::unavailable ? "unavailable" : "recorded"},
+              {"result", failed ? "unavailable" : "recorded"},
               {"detail", outcome.detail},
               {"retry_in_s", std::min<std::chrono::seconds>(delay * 2, 10s).count()}});
     if (outcome.result != CoordinationResult::unavailable) {
