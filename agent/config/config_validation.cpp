@@ -77,6 +77,15 @@ ValueReader consistency_into(Consistency& out) {
   };
 }
 
+namespace {
+// A rack map's value at `key_path`: a non-empty string (fault_domain_racks and zone_racks alike).
+Check check_rack_name(const std::string& key_path, const boost::json::value& rack) {
+  if (!rack.is_string()) return wrong_type(key_path, "string (a rack name)", rack);
+  if (rack.get_string().empty()) return FieldError{key_path, "rack name must not be empty"};
+  return std::nullopt;
+}
+}  // namespace
+
 ValueReader rack_source_into(RackSource& out) {
   return [&out](const boost::json::value& value, const std::string& path) -> Check {
     const auto* s = value.if_string();
@@ -100,8 +109,7 @@ ValueReader zone_map_into(std::map<std::string, std::string>& out) {
       const std::string key_path = child_path(path, key);
       if (key.empty())
         return FieldError{key_path, "is not an availability zone (IMDS names them \"1\", \"2\", ...)"};
-      if (!rack.is_string()) return wrong_type(key_path, "string (a rack name)", rack);
-      if (rack.get_string().empty()) return FieldError{key_path, "rack name must not be empty"};
+      if (auto error = check_rack_name(key_path, rack)) return error;
       racks.emplace(std::string(key), std::string(rack.get_string()));
     }
     out = std::move(racks);
@@ -121,8 +129,7 @@ ValueReader rack_map_into(std::map<int, std::string>& out) {
       // Canonical numbers only, so "1" and "01" cannot both name fault domain 1.
       if (!all_digits(key) || key.size() > 9 || (key.size() > 1 && key.front() == '0'))
         return FieldError{key_path, "is not a fault-domain number (a non-negative integer such as \"0\")"};
-      if (!rack.is_string()) return wrong_type(key_path, "string (a rack name)", rack);
-      if (rack.get_string().empty()) return FieldError{key_path, "rack name must not be empty"};
+      if (auto error = check_rack_name(key_path, rack)) return error;
       racks.emplace(std::stoi(std::string(key)), std::string(rack.get_string()));
     }
     out = std::move(racks);

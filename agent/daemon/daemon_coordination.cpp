@@ -110,7 +110,7 @@ asio::awaitable<void> Daemon::retry_drain_record(Admit a) {
               {"result", failed ? "unavailable" : "recorded"},
               {"detail", outcome.detail},
               {"retry_in_s", std::min<std::chrono::seconds>(delay * 2, 10s).count()}});
-    if (outcome.result != CoordinationResult::unavailable) {
+    if (!failed) {
       execute(core_->on_drain_recorded(outcome, clock_.now()));
       co_return;
     }

@@ -146,10 +146,7 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
       d.verdict->detail != ring_change_refreshed_ && !abandoned_since(generation)) {
     ring_change_refreshed_ = d.verdict->detail;
     log_line(LogLevel::info, "schema_refresh_for_ring_change", {{"ring_change", d.verdict->detail}});
-    if (!refreshing_) {
-      refreshing_ = true;
-      co_await refresh_schema("ring_change");
-    }
+    if (!refreshing_) co_await refresh_schema("ring_change");
     co_await schema_for_check();  // waits for a refresh under way
     if (abandoned_since(generation)) co_return SafetyResult{false, "abandoned", {}, {}};
     d = decide();
