@@ -1,9 +1,11 @@
 // The shell: one coroutine loop that polls IMDS, feeds the decision core and carries out its actions.
 #pragma once
 
+#include <algorithm>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -47,6 +49,15 @@ struct DrainTiming {
 // io_context is torn down, and must find it alive.
 class Daemon {
  public:
+  // While another member catches up, this node's pending hints are read at most this often (SPEC 3.10;
+  // daemon_catch_up.cpp): every 10 s (Cassandra closes and dispatches hints files every 10 s), or three times
+  // within catch_up_min when that is shorter, so that a file closed after a first empty read is published
+  // before the catching-up node may count the empty answers.
+  static std::chrono::milliseconds hints_read_interval(std::chrono::seconds catch_up_min) {
+    return std::clamp<std::chrono::milliseconds>(catch_up_min / 3, std::chrono::seconds(1),
+                                                 std::chrono::seconds(10));
+  }
+
   Daemon(boost::asio::io_context& io, Config config, bool dry_run);
 
   // Runs until stop(); returns the process exit code (0 clean stop, 1 fatal runtime error).
@@ -193,9 +204,10 @@ class Daemon {
   bool watching_ = false;                      // a watcher step is under way (one at a time)
   std::optional<WatcherRole> watcher_role_;    // as last logged
   AgentlessWatch agentless_;
-  SteadyTime watched_at_{};         // the last watcher step's start
-  bool agentless_pending_ = false;  // the leader's last read had an agentless record (to release)
-  std::string own_host_id_;         // from nodetool info once; forgotten when Cassandra is restarted
+  SteadyTime watched_at_{};          // the last watcher step's start
+  SteadyTime hints_published_at_{};  // the last read of this node's pending hints for a member catching up
+  bool agentless_pending_ = false;   // the leader's last read had an agentless record (to release)
+  std::string own_host_id_;          // from nodetool info once; forgotten when Cassandra is restarted
   bool gate_hints_unreadable_logged_ = false;
   bool hint_window_unreadable_logged_ = false;
   // The configured and the reported rack of the last topology_mismatch (logged once per change).

@@ -45,7 +45,10 @@ asio::awaitable<void> Daemon::read_catch_up() {
 }
 
 // At each watcher step: while another member catches up, read what this node holds and publish it; once none
-// does, clear it. With nodetool each read is a JVM start, hence only then.
+// does, clear it. With nodetool each read is a JVM start, hence only then, and at most every
+// hints_read_interval: Cassandra closes a hints file and dispatches hints every 10 s (hints_flush_period), so
+// a read sooner shows little new, while every agent's JVM at each watcher step starved a 6-node machine (the
+// game day: load 15 on 2 cores, every nodetool call past its timeout).
 bool Daemon::another_catches_up(const std::vector<MemberRecord>& members) const {
   return std::any_of(members.begin(), members.end(), [&](const MemberRecord& m) {
     return m.phase == MemberPhase::catching_up && !iequals(m.vm, resource_name_);
@@ -60,8 +63,14 @@ asio::awaitable<void> Daemon::publish_hints(std::optional<bool> catching_up) {
   }
   if (!*catching_up) {
     coordinator_->set_hints_for({});
+    hints_published_at_ = {};
     co_return;
   }
+  const auto now = std::chrono::steady_clock::now();
+  if (hints_published_at_ != SteadyTime{} &&
+      now < hints_published_at_ + hints_read_interval(config_.policy.catch_up_min_s))
+    co_return;
+  hints_published_at_ = now;
   auto hints = co_await node_->pending_hints();
   if (stopping_) co_return;
   if (!hints) {

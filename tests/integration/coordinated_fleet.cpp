@@ -31,7 +31,8 @@ CoordinatedFleet::CoordinatedFleet(int vms, bool coordinated, int per_rack,
   emulator_ = std::make_unique<ImdsEmulatorProcess>(vm_list(vms, per_rack), std::move(emulator_args));
   const CommandOutcome init = run_blocking(
       run_command({nodetool_sim_path(), "--init-cluster", cluster_file(), "--dcs", "dc1", "--racks", "3",
-                   "--nodes-per-rack", std::to_string(per_rack), "--base-address", "127.0.1."},
+                   "--nodes-per-rack", std::to_string(per_rack), "--base-address", "127.0.1.", "--call-log",
+                   (dir_.path / "calls.jsonl").string()},
                   10s));
   if (!init.ok()) throw std::runtime_error("nodetool-sim --init-cluster: " + init.summary());
   for (int i = 0; i < vms; ++i) std::filesystem::create_directories(dir(i));
@@ -202,6 +203,14 @@ int CoordinatedFleet::stop(int vm) {
   const auto code = agent->wait_for_exit(kLeaseRevokeBudget + kMargin);
   BOOST_REQUIRE_MESSAGE(code.has_value(), "vm" << vm << " did not stop on SIGTERM");
   return *code;
+}
+
+std::vector<WallTime> CoordinatedFleet::sim_calls(int vm, const std::string& subcommand) const {
+  std::vector<WallTime> out;
+  for (const auto& line : read_json_lines(dir_.path / "calls.jsonl"))
+    if (line.at("node").as_string() == node(vm) && line.at("subcommand").as_string() == subcommand)
+      out.push_back(parse_utc_ms(std::string(line.at("t").as_string())));
+  return out;
 }
 
 std::vector<json::object> CoordinatedFleet::log(int vm, const std::string& msg,

@@ -94,6 +94,8 @@ class CoordinatedFleet {
   void thaw(int vm);
   // nodetool-sim SUBCOMMAND on vm's node (e.g. "info"): its stdout.
   std::string sim_out(int vm, const std::string& subcommand) const;
+  // When vm's node was asked SUBCOMMAND by anyone (nodetool-sim's call log).
+  std::vector<WallTime> sim_calls(int vm, const std::string& subcommand) const;
   int stop(int vm);  // SIGTERM; the exit code
 
   std::vector<boost::json::object> log(int vm, const std::string& msg,
