@@ -542,22 +542,8 @@ run_wave() {
       wait_until 300 "the agents started" agents_started
       ;;
   esac
-  # The client is the instrument: on a real deployment it runs on other machines, here beside the nodes and the
-  # hog. At nice -10 it is not starved (a starved client misses send slots, which count as failed requests)
-  # while a rebooted node's JVM starts on the same cores. With the kernel's autogroup scheduling, niceness only
-  # orders the tasks of one session, and each node's JVM runs in a session of its own (setsid): so the client
-  # gets a session of its own too, whose autogroup is given the same nice. (Without that, its StallWatch saw
-  # the whole client paused 0.5-0.8 s while a rebooted node's JVM started.)
-  # (The autogroup's nice is set from inside the new session: /proc/self/autogroup is then the client's own.)
-  # shellcheck disable=SC2016 # $@ is the inner shell's
-  setsid bash -c '[[ ! -e /proc/self/autogroup ]] || echo -10 >/proc/self/autogroup || { echo "client: cannot set its autogroup nice" >&2; exit 97; }; exec "$@"' client \
-    nice -n -10 "$client_python" -I "$root/scripts/bench/availability_client.py" \
-    --contacts "$(IFS=,; echo "${addresses[*]}")" --rate "$rate" --run-id "$(date +%s)-$2-$mode" \
-    --keyspace "$client_keyspace" --out "$run_dir/requests" --summary "$run_dir/summary.json" \
-    >"$run_dir/client.out" 2>"$run_dir/client.err" &
-  client=$!
-  cleanup_pid "$client"
-  wait_until 60 "the client connected" grep -qs ready "$run_dir/client.out"
+  start_audit_client "$client_python" "$run_dir" "$rate" "$(date +%s)-$2-$mode" "$client_keyspace" \
+    "$(IFS=,; echo "${addresses[*]}")"
   echo "$(date +%s%3N) steady" >"$run_dir/phases"
   sleep 10
   steps_done=0

@@ -220,8 +220,9 @@ event_gone() { [[ -z $(event_field "$1" EventId) ]]; }
 # ---- etcd ---------------------------------------------------------------------------------------------------------
 # start_etcd: a 3-member etcd on free loopback ports (Debian's /usr/bin/etcd, never the packaged service), its data
 # and logs in $work/etcd, registered for cleanup; returns once every member is healthy. Sets etcd_pids and
-# etcd_endpoints. Over TLS with client-certificate auth (SPEC 9 "TLS") unless etcd_plain=1: certificates from
-# scripts/etcd-tls-certs.sh in $work/etcd/tls, endpoints https://127.0.0.1:PORT; etcd_plain=1: http://.
+# etcd_endpoints; each member's command line, NUL-separated, is in $work/etcd/mI.argv. Over TLS with
+# client-certificate auth (SPEC 9 "TLS") unless etcd_plain=1: certificates from scripts/etcd-tls-certs.sh in
+# $work/etcd/tls, endpoints https://127.0.0.1:PORT; etcd_plain=1: http://.
 etcd_pids=() etcd_endpoints=()
 start_etcd() {
   require_tools --hint "scripts/install-deps.sh installs etcd-server and openssl" etcd openssl || exit 1
@@ -241,12 +242,15 @@ start_etcd() {
     cluster+="${cluster:+,}m$i=http://127.0.0.1:${peer[i]}"
   done
   mkdir -p "$work/etcd"
+  local argv
   for i in 0 1 2; do
-    etcd --name "m$i" --data-dir "$work/etcd/m$i" \
-      --listen-client-urls "$scheme://127.0.0.1:${client[i]}" --advertise-client-urls "$scheme://127.0.0.1:${client[i]}" \
-      --listen-peer-urls "http://127.0.0.1:${peer[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peer[i]}" \
-      --initial-cluster "$cluster" --initial-cluster-token "cla-$script_name-$$" --initial-cluster-state new \
-      "${tls_flags[@]}" --logger zap --log-outputs "$work/etcd/m$i.log" >/dev/null 2>&1 &
+    argv=(etcd --name "m$i" --data-dir "$work/etcd/m$i"
+      --listen-client-urls "$scheme://127.0.0.1:${client[i]}" --advertise-client-urls "$scheme://127.0.0.1:${client[i]}"
+      --listen-peer-urls "http://127.0.0.1:${peer[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peer[i]}"
+      --initial-cluster "$cluster" --initial-cluster-token "cla-$script_name-$$" --initial-cluster-state new
+      "${tls_flags[@]}" --logger zap --log-outputs "$work/etcd/m$i.log")
+    printf '%s\0' "${argv[@]}" >"$work/etcd/m$i.argv" # to start the member again (with its data, as it was)
+    "${argv[@]}" >/dev/null 2>&1 &
     etcd_pids[i]=$!
     cleanup_pid "${etcd_pids[i]}"
     etcd_endpoints[i]=$scheme://127.0.0.1:${client[i]}
@@ -285,6 +289,28 @@ etcd_txn_total() {
     total=$((total + n))
   done
   echo "$total"
+}
+
+# ---- the auditing client ------------------------------------------------------------------------------------------
+# start_audit_client PYTHON DIR RATE RUN_ID KEYSPACE CONTACTS: scripts/bench/availability_client.py in the
+# background, its files in DIR (requests, summary.json, client.out, client.err); returns once it is connected.
+# Sets client (its pid, registered for cleanup).
+# The client is the instrument: on a real deployment it runs on other machines, here beside the nodes. At nice
+# -10 it is not starved (a starved client misses send slots, which count as failed requests) while a rebooted
+# node's JVM starts on the same cores. With the kernel's autogroup scheduling, niceness only orders the tasks of
+# one session, and each node's JVM runs in a session of its own (setsid): so the client gets a session of its own
+# too, whose autogroup is given the same nice, from inside it (/proc/self/autogroup is then the client's own).
+# (Without that, its StallWatch saw the whole client paused 0.5-0.8 s while a rebooted node's JVM started.)
+start_audit_client() {
+  local python=$1 dir=$2
+  # shellcheck disable=SC2016 # $@ is the inner shell's
+  setsid bash -c '[[ ! -e /proc/self/autogroup ]] || echo -10 >/proc/self/autogroup || { echo "client: cannot set its autogroup nice" >&2; exit 97; }; exec "$@"' client \
+    nice -n -10 "$python" -I "$cla_root/scripts/bench/availability_client.py" --rate "$3" --run-id "$4" \
+    --keyspace "$5" --contacts "$6" --out "$dir/requests" --summary "$dir/summary.json" \
+    >"$dir/client.out" 2>"$dir/client.err" &
+  client=$!
+  cleanup_pid "$client"
+  wait_until 60 "the client connected" grep -qs ready "$dir/client.out"
 }
 
 # ---- agents -------------------------------------------------------------------------------------------------------
