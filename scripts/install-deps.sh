@@ -27,6 +27,9 @@ packages=(
   # benchmarks: bench-footprint.sh's callgrind, strace -c and the Azure docs' Python sample (requests);
   # fuzz.sh's clang and libFuzzer runtime
   valgrind strace python3-requests clang libclang-rt-14-dev
+  # bench-gameday.sh's picture of the run (Debian's python3-matplotlib cannot be installed beside
+  # libboost1.81-dev: its python3-fonttools -> python3-scipy -> python3-pythran -> libboost-dev is 1.74)
+  gnuplot-nox
 )
 
 missing=()

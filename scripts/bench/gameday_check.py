@@ -1,0 +1,307 @@
+"""The game day's checker and picture (scripts/bench-gameday.sh, SPEC 10).
+
+From the player's actions, the impact hook's record, the emulator's approvals, every agent's log and the auditing
+client's requests and summary it decides:
+  impacts_undrained  impacts that landed on a node that was not drained (its agent's drain_completed, not
+                     followed by a restore_started, a boot or a restart of its JVM): the impact of an event
+                     the gate refused lands on a forced drain, which is a drain too
+  early_approvals    approvals (the emulator saw the POST) of a VM whose node was not drained then, or, for a
+                     platform event, while a node of another rack was out (draining, drained or down): more
+                     than the budget of one rack out (user events skip the gate, SPEC 3.5)
+  failed, wrong, lost  the client's (wrong counts a wrong value and no row for an acknowledged write)
+It prints each finding, the forced drains with the gate's reason, the faults applied, then the last line:
+  seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N
+and draws the run (gnuplot, --picture): the client's latency and failures over time; per node its drains,
+impacts, catch-up and restores as bands, approvals and faults as marks. Exit 1 when an impact did not land,
+the client's books could not verify every acknowledged write, or any count above is not 0 (failed excepted
+with --allow-client-failures).
+"""
+import argparse
+import calendar
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+
+KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
+
+
+def jsonl(path):
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        pass
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def log_ms(ts):
+    secs = calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S"))
+    return int(secs * 1000) + int(ts[20:23] or 0)
+
+
+def rack(vm):
+    return (int(vm[2:]) - 1) % 3 + 1
+
+
+class Timeline:
+    """Per VM, what its node was at each instant: serving, draining, drained or down."""
+
+    def __init__(self):
+        self.changes = collections.defaultdict(list)  # vm -> [(t_ms, state, why)]
+
+    def add(self, vm, t_ms, state, why):
+        self.changes[vm].append((t_ms, state, why))
+
+    def finish(self):
+        for v in self.changes.values():
+            v.sort(key=lambda c: c[0])
+
+    def at(self, vm, t_ms):
+        state, why = "serving", "start"
+        for t, s, w in self.changes.get(vm, []):
+            if t > t_ms:
+                break
+            state, why = s, w
+        return state, why
+
+
+def build(args):
+    actions = jsonl(args.actions)
+    impacts = jsonl(args.impacts)
+    with open(args.approvals) as f:
+        approvals = json.load(f)
+    vms = sorted({a["vm"] for a in actions if "vm" in a} | {f"vm{k}" for k in range(1, 7)})
+    logs = {vm: jsonl(os.path.join(args.agents, f"agent-{vm}", "agent.jsonl")) for vm in vms}
+    posted = {a["event_id"].lower(): a for a in actions if a["action"] == "event_posted"}
+    tl = Timeline()
+    for vm, lines in logs.items():
+        for line in lines:
+            msg = line.get("msg")
+            if msg in ("drain_started", "drain_completed", "restore_started"):
+                state = {"drain_started": "draining", "drain_completed": "drained", "restore_started": "serving"}[msg]
+                tl.add(vm, log_ms(line["ts"]), state, f"{msg} {line.get('event_id', '')}".strip())
+    for r in impacts:
+        if r.get("type") in KILL_TYPES and r.get("landed") is True and r["phase"] == "start":
+            tl.add(r["vm"], r["t_ms"], "down", f"{r['type']} {r['event_id']}")
+        if r.get("type") in KILL_TYPES - {"Terminate"} and r["phase"] == "end":
+            tl.add(r["vm"], r["t_ms"], "serving", f"booted after {r['type']} {r['event_id']}")
+    for a in actions:
+        if a["action"] == "node_killed":
+            tl.add(a["vm"], a["t_ms"], "down", "its JVM killed")
+        elif a["action"] == "node_starting":
+            tl.add(a["vm"], a["t_ms"], "serving", "its JVM started again")
+    tl.finish()
+    return actions, impacts, approvals, logs, posted, tl
+
+
+def check(args):
+    actions, impacts, approvals, logs, posted, tl = build(args)
+    problems, findings = [], []
+    undrained = 0
+    for r in impacts:
+        if r["phase"] != "start" or r["event_id"].lower() not in posted:
+            continue
+        if r.get("landed") == "absorbed":
+            continue
+        if r.get("landed") is not True:
+            problems.append(f"the impact of {r['event_id']} on {r['vm']} did not land ({r.get('state')})")
+            continue
+        state, why = tl.at(r["vm"], r["t_ms"] - 1)
+        if state != "drained":
+            undrained += 1
+            findings.append(f"impact of {r['type']} {r['event_id']} on {r['vm']} at {hms(r['t_ms'])}: the node "
+                            f"was {state} ({why})")
+    early = 0
+    for a in approvals:
+        ev = posted.get(a["event_id"].lower())
+        if not ev:
+            continue
+        state, why = tl.at(a["vm"], a["t_ms"])
+        if state != "drained":
+            early += 1
+            findings.append(f"approval of {ev['type']} {a['event_id']} by {a['vm']} at {hms(a['t_ms'])}: its node "
+                            f"was {state} ({why})")
+            continue
+        if ev.get("source") == "User":
+            continue
+        out = [f"{vm} {s} ({w})" for vm in tl.changes if rack(vm) != rack(a["vm"])
+               for s, w in [tl.at(vm, a["t_ms"])] if s != "serving"]
+        if out:
+            early += 1
+            findings.append(f"approval of {ev['type']} {a['event_id']} by {a['vm']} at {hms(a['t_ms'])} while "
+                            f"another rack was out: {', '.join(out)}")
+    with open(args.summary) as f:
+        summary = json.load(f)
+    if summary.get("unverified", 0):
+        problems.append(f"{summary['unverified']} acknowledged writes could not be read back at ALL")
+    faults = [a for a in actions if a["action"] == "fault_applied"]
+    events = [a for a in actions if a["action"] == "event_posted"]
+    forced = []
+    for vm, lines in logs.items():
+        reasons = {}
+        for line in lines:
+            if line.get("msg") == "unsafe_to_drain":
+                reasons[str(line.get("event_id", "")).lower()] = line.get("reason", "?")
+            if line.get("msg") == "drain_forced_unsafe":
+                eid = str(line.get("event_id", "")).lower()
+                forced.append(f"{vm} {eid}: refused ({reasons.get(eid, 'no unsafe_to_drain logged')}), forced at "
+                              f"{hms(log_ms(line['ts']))}")
+    print(f"   events posted: {len(events)}, approvals seen: {sum(a['event_id'].lower() in posted for a in approvals)},"
+          f" impacts: {sum(r['phase'] == 'start' and r['event_id'].lower() in posted for r in impacts)}")
+    print(f"   faults applied ({len(faults)}):")
+    for a in faults:
+        detail = " ".join(f"{k}={v}" for k, v in a.items() if k not in ("t_ms", "action", "episode", "fault"))
+        print(f"     {hms(a['t_ms'])} episode {a['episode']}: {a['fault']} {detail}")
+    print(f"   forced drains (the gate refused; no approval): {len(forced)}")
+    for line in forced:
+        print(f"     {line}")
+    for line in findings:
+        print(f"   FINDING: {line}")
+    for line in problems:
+        print(f"   PROBLEM: {line}")
+    counts = {"seed": args.seed, "events": len(events), "faults": len(faults), "failed": summary["failed"],
+              "wrong": summary["wrong"] + summary["empty"], "lost": summary["lost"],
+              "impacts_undrained": undrained, "early_approvals": early}
+    if args.picture:
+        draw(args, actions, impacts, approvals, logs, posted, tl)
+        print(f"   picture: {args.picture}")
+    failing = ["wrong", "lost", "impacts_undrained", "early_approvals"]
+    if not args.allow_client_failures:
+        failing.append("failed")
+    elif counts["failed"]:
+        print(f"   the client's {counts['failed']} failed requests do not fail this run (--allow-client-failures)")
+    print(" ".join(f"{k}={v}" for k, v in counts.items()))
+    bad = problems or any(counts[k] for k in failing)
+    return 1 if bad else 0
+
+
+def hms(t_ms):
+    return time.strftime("%H:%M:%S", time.localtime(t_ms / 1000)) + f".{t_ms % 1000:03d}"
+
+
+def draw(args, actions, impacts, approvals, logs, posted, tl):
+    """Writes the run's data beside the picture (PICTURE.d/) and draws it with gnuplot (pngcairo, or svg for a
+    .svg name): the client's latency and failures on top, a lane per node below."""
+    data = args.picture + ".d"
+    os.makedirs(data, exist_ok=True)
+    requests = []
+    with open(args.requests) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 4:
+                requests.append((int(parts[0]), float(parts[2]), parts[3]))
+    t0 = min([r[0] for r in requests] + [a["t_ms"] for a in actions])
+    end = max([r[0] for r in requests] + [a["t_ms"] for a in actions])
+
+    def x(t_ms):
+        return (t_ms - t0) / 1000
+    vms = sorted(set(tl.changes) | {f"vm{k}" for k in range(1, 7)}, key=lambda v: int(v[2:]))
+    lane = {vm: i for i, vm in enumerate(vms)}
+    files = collections.defaultdict(list)
+    for t, latency, outcome in requests:
+        files["ok" if outcome == "ok" else "failed"].append(f"{x(t):.3f} {max(latency, 1):.1f}")
+    bands = {"draining": 0.4, "drained": 0.4, "down": 0.4, "impact": 0.25, "catching": 0.12}
+
+    def band(kind, vm, start, stop):
+        half = bands[kind]
+        files[kind].append(f"{(start + stop) / 2:.3f} {lane[vm]} {start:.3f} {stop:.3f} "
+                           f"{lane[vm] - half} {lane[vm] + half}")
+    for vm in vms:
+        changes = tl.changes.get(vm, [])
+        for i, (t, state, _) in enumerate(changes):
+            stop = changes[i + 1][0] if i + 1 < len(changes) else end
+            if state in bands:
+                band(state, vm, x(t), x(stop))
+        catching = None
+        for line in logs.get(vm, []):
+            msg = line.get("msg")
+            if msg == "restore_completed":
+                catching = log_ms(line["ts"])
+            elif msg in ("caught_up", "catch_up_timeout") and catching:
+                band("catching", vm, x(catching), x(log_ms(line["ts"])))
+                catching = None
+    for r in impacts:
+        if r["phase"] != "start" or r["event_id"].lower() not in posted or r.get("landed") is not True:
+            continue
+        if r.get("type") == "Freeze":
+            stop = r["t_ms"] + 1000 * (posted[r["event_id"].lower()].get("duration_s") or 5)
+        else:
+            stop = next((e["t_ms"] for e in impacts if e["vm"] == r["vm"] and e["event_id"] == r["event_id"]
+                         and e["phase"] == "end"), end)
+        band("impact", r["vm"], x(r["t_ms"]), x(stop))
+    for a in approvals:
+        if a["event_id"].lower() in posted:
+            files["approvals"].append(f"{x(a['t_ms']):.3f} {lane[a['vm']] + 0.3}")
+    for a in actions:
+        if a["action"] == "fault_applied":
+            y = lane.get(a.get("vm"), len(vms) - 0.5)
+            files["faults"].append(f"{x(a['t_ms']):.3f} {y} {a['fault']}")
+        if a["action"] == "event_posted":
+            for vm in a["resources"]:
+                files["posted"].append(f"{x(a['t_ms']):.3f} {lane[vm] - 0.45}")
+    for name in ["ok", "failed", "approvals", "faults", "posted", *bands]:
+        with open(os.path.join(data, name), "w") as f:
+            f.write("\n".join(files[name] or ["-1 -1 -1 -1 -1 -1"]) + "\n")
+    terminal = "svg size 1600,900 dynamic" if args.picture.endswith(".svg") else "pngcairo size 1600,900"
+    colors = {"draining": "#f0e68c", "drained": "#87cefa", "down": "#505050", "impact": "#e03030",
+              "catching": "#ffa500"}
+    labels = {"draining": "draining", "drained": "drained", "down": "down (VM or JVM)", "impact": "impact",
+              "catching": "catching up"}
+    n_faults = sum(a["action"] == "fault_applied" for a in actions)
+    script = f"""set terminal {terminal} font "sans,10" noenhanced
+set output "{args.picture}"
+set multiplot layout 2,1 title "game day, seed {args.seed}: {len(posted)} events, {n_faults} faults"
+set xrange [0:{x(end):.0f}]
+set lmargin 14
+set logscale y
+set ylabel "client latency (ms)"
+set key top right
+plot "{data}/ok" using 1:2 with dots lc rgb "#1f77b4" title "answered (from its due instant)", \\
+     "{data}/failed" using 1:2 with points pt 2 ps 1.2 lc rgb "red" title "failed or wrong ({len(files['failed'])})"
+unset logscale y
+set ylabel ""
+set yrange [-0.7:{len(vms) - 0.3}]
+set ytics ({", ".join(f'"{vm} (rack{rack(vm)})" {i}' for vm, i in lane.items())})
+set xlabel "seconds since the start"
+set key below horizontal
+set style fill solid 0.8 noborder
+plot """ + ", \\\n     ".join(
+        [f'"{data}/{k}" using 1:2:3:4:5:6 with boxxyerror lc rgb "{colors[k]}" title "{labels[k]}"' for k in bands]
+        + [f'"{data}/approvals" using 1:2 with points pt 11 ps 1.5 lc rgb "#208020" title "approval"',
+           f'"{data}/posted" using 1:2 with points pt 9 ps 0.8 lc rgb "#800080" title "event posted"',
+           f'"{data}/faults" using 1:2 with points pt 2 ps 2 lw 2 lc rgb "black" title "fault"',
+           f'"{data}/faults" using 1:2:3 with labels offset 0,0.8 font ",8" notitle']) + """
+unset multiplot
+"""
+    with open(os.path.join(data, "plot.gp"), "w") as f:
+        f.write(script)
+    subprocess.run(["gnuplot", os.path.join(data, "plot.gp")], check=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--actions", required=True)
+    p.add_argument("--impacts", required=True)
+    p.add_argument("--approvals", required=True, help="the emulator's GET /admin/approvals at the end")
+    p.add_argument("--agents", required=True, help="the directory of agent-vmK/agent.jsonl")
+    p.add_argument("--requests", required=True)
+    p.add_argument("--summary", required=True)
+    p.add_argument("--picture", help="PNG or SVG to draw the run into")
+    p.add_argument("--allow-client-failures", action="store_true",
+                   help="the client's failed requests do not make the exit status 1 (the other counts do)")
+    return check(p.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
