@@ -165,6 +165,8 @@ def check(args):
     print(f"   forced drains (the gate refused; no approval): {len(forced)}")
     for line in forced:
         print(f"     {line}")
+    for line in failure_causes(args, actions, impacts, logs):
+        print(line)
     for line in findings:
         print(f"   FINDING: {line}")
     for line in problems:
@@ -183,6 +185,48 @@ def check(args):
     print(" ".join(f"{k}={v}" for k, v in counts.items()))
     bad = problems or any(counts[k] for k in failing)
     return 1 if bad else 0
+
+
+def failure_causes(args, actions, impacts, logs, within_ms=60000):
+    """The client's failed requests by coordinator, each beside the last thing that happened to that node before
+    it (within a minute): a fault, a kill-type impact, a restore, its JVM started again; else "nothing near"."""
+    marks = collections.defaultdict(list)  # vm -> [(t_ms, what)]
+    address_vm = {}
+    for a in actions:
+        if a["action"] in ("fault_applied", "node_starting", "node_killed") and a.get("vm"):
+            marks[a["vm"]].append((a["t_ms"], a.get("fault") or a["action"]))
+        if a["action"] == "fault_applied" and not a.get("vm"):
+            for vm in logs:
+                marks[vm].append((a["t_ms"], a["fault"]))
+    for r in impacts:
+        marks[r["vm"]].append((r["t_ms"], f"{r['type']} {r['phase']}"))
+    for vm, lines in logs.items():
+        for line in lines:
+            if line.get("msg") == "restore_completed":
+                marks[vm].append((log_ms(line["ts"]), "restore_completed"))
+        address_vm[f"127.0.0.{vm[2:]}"] = vm
+    for v in marks.values():
+        v.sort()
+    causes = collections.Counter()
+    with open(args.requests) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 6 or parts[3] == "ok":
+                continue
+            t, coordinator = int(parts[0]), parts[5].rsplit(":", 1)[0]
+            vm = address_vm.get(coordinator, coordinator)
+            # the last mark on any node before the request, the coordinator's first
+            near = [(mt, f"{vm}: {what}") for mt, what in marks.get(vm, []) if t - within_ms <= mt <= t]
+            near = near or [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
+                            if t - within_ms <= mt <= t]
+            cause = max(near)[1] if near else "nothing within a minute"
+            causes[(vm, cause)] += 1
+    if not causes:
+        return []
+    lines = ["   failed requests by coordinator, beside the last thing that happened before them (within 60 s):"]
+    for (vm, cause), n in sorted(causes.items(), key=lambda kv: -kv[1]):
+        lines.append(f"     {n:5d} coordinated by {vm}, after {cause}")
+    return lines
 
 
 def hms(t_ms):
