@@ -63,8 +63,17 @@ class Timeline:
         self.changes[vm].append((t_ms, state, why))
 
     def finish(self):
-        for v in self.changes.values():
+        """Sorted; a drain_started while the node is drained (a second event's drain: back to back, or a Reboot's
+        flush after a Freeze's drain) leaves it drained."""
+        for vm, v in self.changes.items():
             v.sort(key=lambda c: c[0])
+            kept, state = [], "serving"
+            for change in v:
+                if change[1] == "draining" and state == "drained":
+                    continue
+                kept.append(change)
+                state = change[1]
+            self.changes[vm] = kept
 
     def at(self, vm, t_ms):
         state, why = "serving", "start"
@@ -188,8 +197,8 @@ def check(args):
 
 
 def failure_causes(args, actions, impacts, logs, within_ms=60000):
-    """The client's failed requests by coordinator, each beside the last thing that happened to that node before
-    it (within a minute): a fault, a kill-type impact, a restore, its JVM started again; else "nothing near"."""
+    """The client's failed requests by coordinator, each beside the last thing that happened to any node before
+    it (within a minute): a fault, an impact, a restore, a JVM started again or killed."""
     marks = collections.defaultdict(list)  # vm -> [(t_ms, what)]
     address_vm = {}
     for a in actions:
@@ -215,15 +224,13 @@ def failure_causes(args, actions, impacts, logs, within_ms=60000):
                 continue
             t, coordinator = int(parts[0]), parts[5].rsplit(":", 1)[0]
             vm = address_vm.get(coordinator, coordinator)
-            # the last mark on any node before the request, the coordinator's first
-            near = [(mt, f"{vm}: {what}") for mt, what in marks.get(vm, []) if t - within_ms <= mt <= t]
-            near = near or [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
-                            if t - within_ms <= mt <= t]
+            near = [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
+                    if t - within_ms <= mt <= t]
             cause = max(near)[1] if near else "nothing within a minute"
             causes[(vm, cause)] += 1
     if not causes:
         return []
-    lines = ["   failed requests by coordinator, beside the last thing that happened before them (within 60 s):"]
+    lines = ["   failed requests by coordinator, beside the last thing that happened to a node before them (60 s):"]
     for (vm, cause), n in sorted(causes.items(), key=lambda kv: -kv[1]):
         lines.append(f"     {n:5d} coordinated by {vm}, after {cause}")
     return lines

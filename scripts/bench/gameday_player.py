@@ -25,6 +25,7 @@ import urllib.request
 import uuid
 
 POLL_S = 0.2
+NODE_STATES_S = 2
 KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 PR_SET_PDEATHSIG = 1
 
@@ -90,6 +91,7 @@ class Rig:
         self.etcd = {i: None for i in range(len(rig["etcd"]))}  # member -> Popen when the player restarted it
         self.impacts_offset = 0
         self.impacts = []            # the hook's records so far
+        self.node_states_at, self.node_states_seen = 0, {}
 
     # ---- bookkeeping ------------------------------------------------------------------------------------------
     def act(self, action, **fields):
@@ -101,8 +103,8 @@ class Rig:
         self.timers.append((now_ms() + int(delay_s * 1000), description, fn))
 
     def run_background(self, argv, description, log_name):
-        log = open(os.path.join(self.rig["work"], log_name), "ab")
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        with open(os.path.join(self.rig["work"], log_name), "ab") as log:
+            p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         self.children.append((p, description))
         return p
 
@@ -115,11 +117,11 @@ class Rig:
             with open(os.path.join(d, "boot_id"), "w") as f:
                 f.write(str(uuid.uuid4()) + "\n")
         env = dict(os.environ, CLA_BOOT_ID_FILE=os.path.join(d, "boot_id"))
-        out, err = open(os.path.join(d, "stdout"), "ab"), open(os.path.join(d, "stderr"), "ab")
         # At the niceness of the packaged unit (Nice=-5), as bench-availability.sh runs them.
-        self.agents[vm] = subprocess.Popen(
-            ["nice", "-n", "-5", self.rig["agent_bin"], "--config", os.path.join(d, "config.json")],
-            env=env, stdout=out, stderr=err, preexec_fn=die_with_parent)
+        with open(os.path.join(d, "stdout"), "ab") as out, open(os.path.join(d, "stderr"), "ab") as err:
+            self.agents[vm] = subprocess.Popen(
+                ["nice", "-n", "-5", self.rig["agent_bin"], "--config", os.path.join(d, "config.json")],
+                env=env, stdout=out, stderr=err, preexec_fn=die_with_parent)
         self.last_msg[vm] = "agent_started"
         self.act("agent_started", vm=vm, pid=self.agents[vm].pid, reason=reason, new_boot_id=new_boot_id)
 
@@ -144,9 +146,15 @@ class Rig:
 
     # ---- Cassandra, etcd, hangs, disks, the clock -------------------------------------------------------------
     def node_states(self):
+        """Each VM's node JVM: running, frozen or stopped (cassandra-cluster.sh status: a bash and a jq a node,
+        so read at most every NODE_STATES_S while the player waits)."""
+        if now_ms() - self.node_states_at < NODE_STATES_S * 1000:
+            return self.node_states_seen
         out = subprocess.run([self.rig["cluster"], "status"], capture_output=True, text=True, check=True).stdout
         by_address = {json.loads(line)["address"]: json.loads(line)["state"] for line in out.splitlines() if line}
-        return {vm: by_address.get(v["address"]) for vm, v in self.rig["vms"].items()}
+        self.node_states_at = now_ms()
+        self.node_states_seen = {vm: by_address.get(v["address"]) for vm, v in self.rig["vms"].items()}
+        return self.node_states_seen
 
     def node_kill(self, vm, reason):
         subprocess.run([self.rig["cluster"], "kill", self.rig["vms"][vm]["address"]], check=True,
@@ -179,8 +187,9 @@ class Rig:
 
     def etcd_start(self, member):
         argv = self.rig["etcd"][member]["argv"]
-        log = open(self.rig["etcd"][member]["log"] + ".restarted", "ab")
-        self.etcd[member] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        with open(self.rig["etcd"][member]["log"] + ".restarted", "ab") as log:
+            self.etcd[member] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                                 preexec_fn=die_with_parent)
         self.act("etcd_started", member=member, pid=self.etcd[member].pid)
 
     def hang(self, vm, on, hang_s=None):
@@ -309,8 +318,8 @@ class Rig:
 
 
 class Player:
-    def __init__(self, rig, schedule, command_timeout_s):
-        self.rig, self.schedule, self.timeout_s = rig, schedule, command_timeout_s
+    def __init__(self, rig, schedule):
+        self.rig, self.schedule = rig, schedule
         self.vms = sorted(rig.rig["vms"])
         self.faults_drawn, self.faults_applied = [], []
 
@@ -510,7 +519,7 @@ def main():
     rig = Rig(rig_spec, a.actions)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        Player(rig, schedule, schedule["command_timeout_s"]).play()
+        Player(rig, schedule).play()
     finally:
         for vm in list(rig.agents):
             rig.agents.pop(vm).terminate()
