@@ -121,31 +121,7 @@ fi
 say "client driver: cassandra-driver $("$client_python" -I -c 'import cassandra; print(cassandra.__version__)') ($driver)"
 
 # ---- the cluster --------------------------------------------------------------------------------------------------
-default_dir=$root/build/cassandra-cluster
-((node_count == 6)) && default_dir+=-6
-[[ $backend == jolokia ]] && default_dir+=-jolokia
-default_dir+=${announce_ms:+-announce-$announce_ms}
-export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$default_dir}
-announce_property=${announce_ms:+cassandra.shutdown_announce_in_ms=$announce_ms}
-# (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
-nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
-if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
-  if [[ -z ${CASSANDRA_FIRST_HOST:-} ]]; then
-    for other in "$root"/build/cassandra-cluster*/; do # this bench's other clusters hold the same addresses
-      [[ ${other%/} -ef $CASSANDRA_CLUSTER_DIR ]] || "$cluster" --dir "$other" stop >/dev/null
-    done
-  fi
-  "$cluster" stop >/dev/null
-  start_options=(--nodes "$node_count")
-  [[ $backend == nodetool ]] || start_options+=(--jolokia)
-  [[ -z $announce_property ]] || start_options+=(--jvm-property "$announce_property")
-  "$cluster" start "${start_options[@]}"
-  nodes_status=$("$cluster" status)
-fi
-# The cluster runs as asked.
-require_cluster_jvm_properties "$CASSANDRA_CLUSTER_DIR" "$announce_property"
-[[ $backend == nodetool ]] || jq -e -s 'all(.jolokia_url)' <<<"$nodes_status" >/dev/null ||
-  die "$CASSANDRA_CLUSTER_DIR was not started --jolokia (stop and remove it, or name another CASSANDRA_CLUSTER_DIR)"
+bench_cluster "$node_count" "$backend" "$announce_ms"
 announce_label=""
 [[ -z $announce_ms ]] || announce_label=", shutdown_announce_in_ms=$announce_ms (NOT the default 2000)"
 say "cluster: $CASSANDRA_CLUSTER_DIR, backend $backend$announce_label"

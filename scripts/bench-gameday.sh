@@ -103,26 +103,7 @@ schedule_args=(--seed "$seed" --events "$events" --command-timeout-s "$command_t
 
 # ---- the cluster --------------------------------------------------------------------------------------------------
 cluster=$root/scripts/cassandra-cluster.sh
-default_dir=$root/build/cassandra-cluster-6
-[[ $backend == jolokia ]] && default_dir+=-jolokia
-default_dir+=${announce_ms:+-announce-$announce_ms}
-announce_property=${announce_ms:+cassandra.shutdown_announce_in_ms=$announce_ms}
-export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$default_dir}
-nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
-if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
-  for other in "$root"/build/cassandra-cluster*/; do # other clusters of the benches hold the same addresses
-    [[ ${other%/} -ef $CASSANDRA_CLUSTER_DIR ]] || "$cluster" --dir "$other" stop >/dev/null
-  done
-  "$cluster" stop >/dev/null
-  start_options=(--nodes 6)
-  [[ $backend == nodetool ]] || start_options+=(--jolokia)
-  [[ -z $announce_property ]] || start_options+=(--jvm-property "$announce_property")
-  "$cluster" start "${start_options[@]}"
-  nodes_status=$("$cluster" status)
-fi
-require_cluster_jvm_properties "$CASSANDRA_CLUSTER_DIR" "$announce_property"
-[[ $backend == nodetool ]] || jq -e -s 'all(.jolokia_url)' <<<"$nodes_status" >/dev/null ||
-  die "$CASSANDRA_CLUSTER_DIR was not started --jolokia (stop and remove it, or name another CASSANDRA_CLUSTER_DIR)"
+bench_cluster 6 "$backend" "$announce_ms"
 mapfile -t addresses < <(jq -r .address <<<"$nodes_status")
 ((${#addresses[@]} == 6)) || die "expected 6 nodes in $CASSANDRA_CLUSTER_DIR, found ${#addresses[@]}"
 say "cluster: $CASSANDRA_CLUSTER_DIR (${addresses[*]}), backend $backend, shutdown announce ${announce_ms:-2000 (the default)} ms"

@@ -158,6 +158,41 @@ require_cluster_jvm_properties() {
   [[ $started == "$2" ]] || die "$1 was not started with JVM properties '$2' (stop and remove it)"
 }
 
+# bench_cluster NODES BACKEND ANNOUNCE_MS: the benches' real cluster (scripts/cassandra-cluster.sh) of NODES (3|6)
+# nodes in build/cassandra-cluster[-6][-jolokia][-announce-MS] (CASSANDRA_CLUSTER_DIR overrides), started when
+# not every node runs (first stopping the benches' other clusters, which hold the same addresses, unless
+# CASSANDRA_FIRST_HOST moves this one), with --jolokia for BACKEND jolokia and
+# -Dcassandra.shutdown_announce_in_ms=ANNOUNCE_MS unless it is empty (Cassandra's 2000 ms); dies unless the cluster
+# runs as asked. Exports CASSANDRA_CLUSTER_DIR; sets nodes_status (cassandra-cluster.sh status) and
+# announce_property.
+bench_cluster() {
+  local nodes=$1 backend=$2 announce_ms=$3 dir=$cla_root/build/cassandra-cluster other start_options
+  ((nodes == 6)) && dir+=-6
+  [[ $backend == jolokia ]] && dir+=-jolokia
+  dir+=${announce_ms:+-announce-$announce_ms}
+  export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$dir}
+  announce_property=${announce_ms:+cassandra.shutdown_announce_in_ms=$announce_ms}
+  local cluster=$cla_root/scripts/cassandra-cluster.sh
+  # (status into a variable: `grep -q` in a pipe would end it early, and pipefail would read that as "no")
+  nodes_status=$("$cluster" status 2>/dev/null) || nodes_status=""
+  if [[ -z $nodes_status ]] || grep -qv '"state":"running"' <<<"$nodes_status"; then
+    if [[ -z ${CASSANDRA_FIRST_HOST:-} ]]; then
+      for other in "$cla_root"/build/cassandra-cluster*/; do
+        [[ ${other%/} -ef $CASSANDRA_CLUSTER_DIR ]] || "$cluster" --dir "$other" stop >/dev/null
+      done
+    fi
+    "$cluster" stop >/dev/null
+    start_options=(--nodes "$nodes")
+    [[ $backend == nodetool ]] || start_options+=(--jolokia)
+    [[ -z $announce_property ]] || start_options+=(--jvm-property "$announce_property")
+    "$cluster" start "${start_options[@]}"
+    nodes_status=$("$cluster" status)
+  fi
+  require_cluster_jvm_properties "$CASSANDRA_CLUSTER_DIR" "$announce_property"
+  [[ $backend == nodetool ]] || jq -e -s 'all(.jolokia_url)' <<<"$nodes_status" >/dev/null ||
+    die "$CASSANDRA_CLUSTER_DIR was not started --jolokia (stop and remove it, or name another CASSANDRA_CLUSTER_DIR)"
+}
+
 # ---- loopback -----------------------------------------------------------------------------------------------------
 free_port() { # a port of 127.0.0.1 that nobody listens on now
   free_ports 1
