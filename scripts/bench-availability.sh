@@ -7,7 +7,7 @@ usage() {
   cat <<'EOF'
 Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--driver debian|pypi]
                                      [--nodes 3|6] [--coordinated] [--rate N] [--notice-s N] [--reboot-s N]
-                                     [--backend nodetool|jolokia] [--announce-ms MS] [--bin-dir DIR]
+                                     [--backend nodetool|jolokia] [--announce-ms MS] [--catch-up] [--bin-dir DIR]
   The cluster of scripts/cassandra-cluster.sh (started if not every node runs; 6 nodes: two per rack, in
   build/cassandra-cluster-6) under an open-loop auditing client at LOCAL_QUORUM (scripts/bench/
   availability_client.py: token-aware, idempotent, 2 s timeout, --rate requests/s, default 50, half writes,
@@ -47,6 +47,20 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
   --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
   --backend     how the agents reach their nodes (cassandra.backend, SPEC 8.1): nodetool (default) or jolokia
                 (the cluster started --jolokia, in a directory of its own: build/cassandra-cluster[-6]-jolokia)
+  --catch-up    instead of the wave, the catch-up (SPEC 3.10, 10) in two agent modes, both with policy.drain_lead_s 60:
+                  agent   the agents' catch-up wait (the default policy.catch_up_*)
+                  nowait  policy.catch_up_max_s 0: the next rack goes as soon as the restore is over
+                rack1 a 20 s Freeze (--notice-s of notice) while the client writes (each write the node misses
+                is a hint on its coordinator), then, the moment it is removed (its restore due within a poll),
+                rack2's 5 s Freeze whose drain is due at once: NotBefore 60 s away, the drain lead. (With the
+                default 30 s lead the forced drain, 10 s before NotBefore, would come 20 s after the restore,
+                before catch_up_min_s (30 s) can pass: every such next drain would be forced.) Throughout, the
+                hints files held for rack1's nodes are counted on every node's disk every 0.5 s (open ones
+                included: more than listpendinghints shows). Each run prints the hints files there when rack2's
+                impact landed and p99 in the catch-up window (rack1's restore_completed until no hints file for
+                it is left) beside the steady state (30 s before the first event); the bench fails when no hint
+                was ever written for rack1 (nothing to catch up). --coordinated is where the wait is proven:
+                uncoordinated, rack2's agent sees only the hints files its own node has closed
   --announce-ms default|MS  default (the default): Cassandra's own shutdown announce (2000 ms). MS: the nodes run
                 with -Dcassandra.shutdown_announce_in_ms=MS, as docs/jolokia.md advises for nodes the agent drains
                 (0), for comparison: with the default, peers that marked a drained node DOWN may mark it UP again
@@ -59,6 +73,7 @@ and, in agent mode, each drain's margin before its impact; with --nodes 6 what t
 spread over runs, then
   failed_agent=N failed_noagent=N failed_approve_now=N wrong_agent=N wrong_noagent=N lost_agent=N
   lost_noagent=N p99_agent_ms=N p99_noagent_ms=N failed_agent_scheduled=N announce_ms=default|MS
+  and with --catch-up: catchup_hints_at_next_impact_agent=N catchup_p99_ms_agent=N catchup_p99_ms_nowait=N
 (failed (missed slots included), failed_agent_scheduled the agent runs' failures in the phases whose events
 were seen Scheduled (all but the one seen Started), wrong (a wrong value or no row for an acknowledged write), lost summed over a
 mode's runs; p99 over all its requests, from their due instants; -1 for a mode not run).
@@ -71,11 +86,11 @@ EOF
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$cla_root
 bin_dir=$root/build/bin modes=noagent,approve_now,agent repeat=1 rate=50 notice_s=60 reboot_s=15
-hog=0 driver=debian node_count=3 coordinated=0 backend=nodetool announce_ms=""
+hog=0 driver=debian node_count=3 coordinated=0 backend=nodetool announce_ms="" catch_up=0 modes_given=0
 while (($#)); do
   case $1 in
     --bin-dir) bin_dir=${2:?--bin-dir needs a directory}; shift 2 ;;
-    --runs) modes=${2:?--runs needs a list}; shift 2 ;;
+    --runs) modes=${2:?--runs needs a list} modes_given=1; shift 2 ;;
     --repeat) repeat=${2:?--repeat needs a number}; shift 2 ;;
     --rate) rate=${2:?--rate needs a number}; shift 2 ;;
     --notice-s) notice_s=${2:?--notice-s needs seconds}; shift 2 ;;
@@ -86,6 +101,7 @@ while (($#)); do
     --coordinated) coordinated=1; shift ;;
     --backend) backend=${2:?--backend needs nodetool or jolokia}; shift 2 ;;
     --announce-ms) announce_ms=${2:?--announce-ms needs default or milliseconds}; shift 2 ;;
+    --catch-up) catch_up=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -97,10 +113,17 @@ done
 [[ $announce_ms != default ]] || announce_ms=""
 [[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] ||
   usage_error "--announce-ms must be default or milliseconds, not '$announce_ms'"
+((catch_up && !modes_given)) && modes=agent,nowait
 IFS=, read -ra wanted <<<"$modes"
 for mode in "${wanted[@]}"; do
-  [[ $mode == noagent || $mode == approve_now || $mode == agent ]] || usage_error "unknown mode '$mode'"
+  if ((catch_up)); then
+    [[ $mode == agent || $mode == nowait ]] || usage_error "with --catch-up the modes are agent and nowait, not '$mode'"
+  else
+    [[ $mode == noagent || $mode == approve_now || $mode == agent ]] || usage_error "unknown mode '$mode'"
+  fi
 done
+# Modes in which the agents run (nowait: the agents without their catch-up wait, --catch-up).
+agents_run() { [[ $mode == agent || $mode == nowait ]]; }
 progress() { echo "   $(date +%T) $*"; }
 
 cluster=$root/scripts/cassandra-cluster.sh
@@ -149,6 +172,19 @@ rack_vms() { # RACK (1..3) -> the rack's VMs, as a JSON array
   for ((k = $1; k <= node_count; k += 3)); do list+=("vm$k"); done
   printf '%s\n' "${list[@]}" | jq -R . | jq -sc .
 }
+# --catch-up: the lead that lets the catch-up end before the next rack's forced drain (see --help), and the host ids
+# of rack1's nodes (the hints files held for them are named after them).
+catch_up_lead_s=60 catch_up_host_ids=()
+if ((catch_up)); then
+  status_view=$("$cluster" nodetool "${addresses[0]}" status) || die "nodetool status failed on ${addresses[0]}"
+  for vm in $(rack_vms 1 | jq -r '.[]'); do
+    host_id=$(awk -v a="${addresses[${vm#vm} - 1]}" '$2 == a { for (i = 3; i <= NF; i++)
+      if (length($i) == 36 && $i ~ /^[0-9a-f-]+$/) print $i }' <<<"$status_view")
+    [[ -n $host_id ]] || die "no host id for $vm (${addresses[${vm#vm} - 1]}) in nodetool status: $status_view"
+    catch_up_host_ids+=("$host_id")
+  done
+  say "catch-up: rack1's host ids ${catch_up_host_ids[*]}"
+fi
 
 make_work_dir cla-bench-availability # removed at exit unless BENCH_KEEP=1 or the bench failed
 keep_work=${BENCH_KEEP:-0} kept_note="logs kept in %s"
@@ -220,19 +256,23 @@ approve_now_loop() { # the docs' sample: poll each VM's document, approve every 
 # etcd cluster when coordinated); its boot id from DIR/boot_id (CLA_BOOT_ID_FILE), which a VM reboot renews.
 declare -A agent_pid=() vm_url=()
 start_vm_agent() { # run_dir vm
-  local dir=$1/agent-$2 k=${2#vm} config coordination=null node_json
+  local dir=$1/agent-$2 k=${2#vm} config coordination=null node_json policy={}
   mkdir -p "$dir"
   [[ -f $dir/boot_id ]] || cat /proc/sys/kernel/random/uuid >"$dir/boot_id"
   ((coordinated)) && coordination=$(etcd_coordination_json bench-availability)
   node_json=$(jq -c -s --argjson i $((k - 1)) '.[$i]' <<<"$nodes_status")
+  if ((catch_up)); then
+    policy="{\"drain_lead_s\": $catch_up_lead_s}"
+    [[ $mode != nowait ]] || policy=$(jq -c '. + {catch_up_max_s: 0}' <<<"$policy")
+  fi
   config=$(jq -n --arg endpoint "${vm_url[$2]}" --arg cluster "$cluster" --arg node "${addresses[k - 1]}" \
     --arg level "$([[ ${BENCH_KEEP:-0} == 1 ]] && echo debug || echo info)" --argjson coordination "$coordination" \
-    --arg backend "$backend" --argjson status "$node_json" '{
+    --arg backend "$backend" --argjson status "$node_json" --argjson policy "$policy" '{
       imds: {endpoint: $endpoint},
       cassandra: ({nodetool: [$cluster, "nodetool", $node], restart_command: [$cluster, "start", $node, "--no-binary"],
         backend: $backend} + (if $backend == "jolokia" then {jolokia: {url: $status.jolokia_url,
         username: $status.jolokia_user, password_file: $status.jolokia_password_file}} else {} end)),
-      log: {level: $level},
+      log: {level: $level}, policy: $policy,
       http: {listen: "127.0.0.1:0"}} + (if $coordination then {coordination: $coordination} else {} end)')
   # At the niceness of the packaged unit (Nice=-5): its nodetool children are what must beat an impact.
   CLA_BOOT_ID_FILE=$dir/boot_id agent_nice=-5 start_agent "$bin_dir/cassandra-lifecycle-agent" "$dir" "$config"
@@ -279,30 +319,35 @@ keep_node_logs() { # dest: each node's system.log so far (a restart moves it to 
 
 # ---- one step of the wave -----------------------------------------------------------------------------------------
 # play_step LABEL EVENT_JSON...: posts the events (an event with "delay_impact_s" is posted Started and its
-# impact delayed that long), waits until all are gone (playing VM reboots in agent mode), the agents restored
+# impact delayed that long; one with "after_removal": "LABEL" only once every event posted before it is gone,
+# starting the phase LABEL), waits until all are gone (playing VM reboots in agent mode), the agents restored
 # (then runs $step_before_settle, when set: the unsafe phase starts its killed node there) and every node UN in
 # every view; then verifies every impact. Appends "id<TAB>json" lines to run_dir/events and "id not_before_s
 # not_before_ms" lines to run_dir/not_before.
+post_step_event() { # EVENT_JSON: play_step's, into its ids, types and vm_lists
+  local body=$1 delay vm id
+  delay=$(jq -r '.delay_impact_s // empty' <<<"$body")
+  if [[ -n $delay ]]; then
+    for vm in $(jq -r '.resources[]' <<<"$body"); do
+      echo $(($(date +%s%3N) + delay * 1000)) >"$run_dir/delay/$vm"
+    done
+    body=$(jq -c 'del(.delay_impact_s) + {started: true}' <<<"$body")
+  fi
+  id=$(post_event "$body")
+  # (the document's NotBefore, whole seconds as IMDS serves it, and when the emulator starts it unapproved)
+  printf '%s %s %s\n' "$id" "$(event_field "$id" not_before)" "$(event_field "$id" not_before_ms)" \
+    >>"$run_dir/not_before"
+  ids+=("$id")
+  types+=("$(jq -r .type <<<"$body")")
+  vm_lists+=("$(jq -r '.resources | join(" ")' <<<"$body")")
+  printf '%s\t%s\n' "$id" "$body" >>"$run_dir/events"
+}
 play_step() {
-  local label=$1 body id delay vm ids=() types=() vm_lists=() i states rebooted=()
+  local label=$1 body vm ids=() types=() vm_lists=() i states rebooted=() chained=()
   shift
   echo "$(date +%s%3N) $label" >>"$run_dir/phases"
   for body in "$@"; do
-    delay=$(jq -r '.delay_impact_s // empty' <<<"$body")
-    if [[ -n $delay ]]; then
-      for vm in $(jq -r '.resources[]' <<<"$body"); do
-        echo $(($(date +%s%3N) + delay * 1000)) >"$run_dir/delay/$vm"
-      done
-      body=$(jq -c 'del(.delay_impact_s) + {started: true}' <<<"$body")
-    fi
-    id=$(post_event "$body")
-    # (the document's NotBefore, whole seconds as IMDS serves it, and when the emulator starts it unapproved)
-    printf '%s %s %s\n' "$id" "$(event_field "$id" not_before)" "$(event_field "$id" not_before_ms)" \
-      >>"$run_dir/not_before"
-    ids+=("$id")
-    types+=("$(jq -r .type <<<"$body")")
-    vm_lists+=("$(jq -r '.resources | join(" ")' <<<"$body")")
-    printf '%s\t%s\n' "$id" "$body" >>"$run_dir/events"
+    if [[ $(jq -r '.after_removal // empty' <<<"$body") ]]; then chained+=("$body"); else post_step_event "$body"; fi
   done
   progress "$label: ${ids[*]}"
   local deadline=$((EPOCHSECONDS + notice_s + reboot_s + 300))
@@ -313,7 +358,7 @@ play_step() {
       local status
       status=$(jq -r --arg id "${ids[i]}" '.[] | select(.EventId == $id) | .status' <<<"$states")
       [[ -n $status ]] && left=$((left + 1))
-      [[ $mode == agent && ${types[i]} == Reboot ]] || continue
+      agents_run && [[ ${types[i]} == Reboot ]] || continue
       if [[ $status == Started && " ${rebooted[*]} " != *" ${ids[i]} "* ]]; then
         for vm in ${vm_lists[i]}; do vm_down "$vm"; done
         rebooted+=("${ids[i]}")
@@ -322,13 +367,21 @@ play_step() {
         rebooted=("${rebooted[@]/${ids[i]}/}")
       fi
     done
+    if ((left == 0 && ${#chained[@]} > 0)); then
+      body=${chained[0]} chained=("${chained[@]:1}")
+      echo "$(date +%s%3N) $(jq -r .after_removal <<<"$body")" >>"$run_dir/phases"
+      post_step_event "$(jq -c 'del(.after_removal)' <<<"$body")"
+      progress "$label: ${ids[-1]} posted, every event before it gone"
+      deadline=$((EPOCHSECONDS + notice_s + reboot_s + 300))
+      continue
+    fi
     ((left > 0)) || break
     ((EPOCHSECONDS < deadline)) || die "$label: events ${ids[*]} not gone after $((notice_s + reboot_s + 300)) s"
     sleep 0.25
   done
   ((++steps_done))
   keep_node_logs "$run_dir/cassandra-$steps_done"
-  if [[ $mode == agent ]]; then
+  if agents_run; then
     for i in "${!ids[@]}"; do
       for vm in ${vm_lists[i]}; do wait_poll_s=1 wait_until 600 "$label: $vm restored by its agent" agent_settled "$vm"; done
     done
@@ -407,7 +460,7 @@ play_unsafe_step() {
     echo "   unsafe phase ($label, event $id, NotBefore $(date -d "@$nb_s" +%T)):"
     echo "     approvals of the event seen by the emulator: $approved"
   } >"$run_dir/unsafe.txt"
-  if [[ $mode != agent ]]; then
+  if ! agents_run; then
     echo "     no agent in this mode: the gate is not checked" >>"$run_dir/unsafe.txt"
     return 0
   fi
@@ -475,7 +528,7 @@ impact_figures() {
       fi
       total=$((total + seconds))
       margin=""
-      if [[ $mode == agent ]]; then
+      if agents_run; then
         done_ms=$(agent_log "$vm" | jq -rn --arg id "$id" "$ts_ms"' first(inputs | select(.msg == "drain_completed"
           and (.event_id | ascii_downcase) == ($id | ascii_downcase)) | ms) // empty')
         if [[ -n $done_ms ]]; then
@@ -489,6 +542,54 @@ impact_figures() {
     done
   done <"$run_dir/events"
   echo "$total"
+}
+
+# Every 0.5 s: "unix_ms files bytes", the hints files held for rack1's nodes on every node's disk (open or closed).
+hints_sampler() {
+  local names=() id
+  for id in "${catch_up_host_ids[@]}"; do names+=(-o -name "$id-*.hints"); done
+  while :; do
+    find "$CASSANDRA_CLUSTER_DIR"/node*/data/hints -maxdepth 1 -type f \( "${names[@]:1}" \) -printf '%s\n' 2>/dev/null |
+      awk -v t="$(date +%s%3N)" '{ n++; b += $1 } END { print t, n + 0, b + 0 }'
+    sleep 0.5
+  done
+}
+# The catch-up's figures of a --catch-up run (availability_report.py catchup): DIR/catchup.txt for the table,
+# DIR/catchup (its key=value line) and DIR/catchup-latencies for the spread.
+first_ms() { awk NF | sort -n | head -n 1; } # the earliest of some unix_ms lines (empty ones skipped)
+catch_up_figures() {
+  local first second restored=0 caught=0 drained="" vm t outage_from next_impact steady_from steady_to out
+  first=$(sed -n 1p "$run_dir/events" | cut -f1) second=$(sed -n 2p "$run_dir/events" | cut -f1)
+  outage_from=$(jq -r --arg id "$first" 'select(.phase == "start" and .event_id == $id) | .t_ms' \
+    "$run_dir/impacts.jsonl" | first_ms)
+  next_impact=$(jq -r --arg id "$second" 'select(.phase == "start" and .event_id == $id) | .t_ms' \
+    "$run_dir/impacts.jsonl" | first_ms)
+  for vm in $(rack_vms 1 | jq -r '.[]'); do
+    t=$(agent_log "$vm" | jq -rn "$ts_ms"' first(inputs | select(.msg == "restore_completed") | ms) // empty')
+    [[ -n $t ]] || die "catch-up: $vm logged no restore_completed; logs: $run_dir"
+    ((t > restored)) && restored=$t
+    t=$(agent_log "$vm" | jq -rn "$ts_ms"' first(inputs | select(.msg == "caught_up" or .msg == "catch_up_timeout")
+      | ms) // empty')
+    [[ -n $t ]] && ((t > caught)) && caught=$t
+  done
+  for vm in $(rack_vms 2 | jq -r '.[]'); do
+    drained+=$(agent_log "$vm" | jq -rn "$ts_ms"' first(inputs | select(.msg == "drain_started") | ms) // empty')$'\n'
+  done
+  drained=$(first_ms <<<"$drained")
+  read -r steady_from _ < <(sed -n 1p "$run_dir/phases")
+  read -r steady_to _ < <(sed -n 2p "$run_dir/phases")
+  out=$(/usr/bin/python3 -I "$root/scripts/bench/availability_report.py" catchup --requests "$run_dir/requests" \
+    --hints "$run_dir/hints" --outage-from-ms "$outage_from" --restored-ms "$restored" \
+    --next-impact-ms "$next_impact" --steady-from-ms "$steady_from" --steady-to-ms "$steady_to" \
+    --window-out "$run_dir/catchup-latencies") || die "catch-up figures of $run_dir failed"
+  {
+    grep -v '^catchup ' <<<"$out"
+    awk -v r="$restored" -v c="$caught" -v d="${drained:-0}" 'BEGIN {
+      printf "   rack1 restored; %s; rack2 drain_started %s\n",
+        c ? sprintf("caught up %.1f s later", (c - r) / 1000) : "no catch-up logged",
+        d ? sprintf("%.1f s after the restore", (d - r) / 1000) : "never" }'
+  } >"$run_dir/catchup.txt"
+  grep '^catchup ' <<<"$out" >"$run_dir/catchup"
 }
 
 hog_start() {
@@ -513,27 +614,34 @@ run_wave() {
       approve_now_loop >"$run_dir/approver.log" 2>&1 &
       track $!
       ;;
-    agent)
+    agent | nowait)
       for vm in "${vms[@]}"; do start_vm_agent "$run_dir" "$vm"; done
       wait_until 300 "the agents started" agents_started
       ;;
   esac
   start_audit_client "$client_python" "$run_dir" "$rate" "$(date +%s)-$2-$mode" "$client_keyspace" \
     "$(IFS=,; echo "${addresses[*]}")"
+  ((catch_up)) && { hints_sampler >"$run_dir/hints" & track $!; }
   echo "$(date +%s%3N) steady" >"$run_dir/phases"
-  sleep 10
+  sleep $((catch_up ? 30 : 10))
   steps_done=0
   local n=$notice_s
-  play_step "rack1 Freeze 5 s" \
-    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"not_before_in_s\":$n,\"duration_s\":5,\"complete_after_s\":5}"
-  play_step "rack2 Freeze 20 s" \
-    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}"
-  play_step "rack3 Freeze 10 s, Reboot 45 s after" \
-    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$n,\"duration_s\":10,\"complete_after_s\":5}" \
-    "{\"type\":\"Reboot\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$((n + 10 + 45)),\"complete_after_s\":$reboot_s}"
-  play_step "rack1 Freeze 20 s seen Started, impact +10 s" \
-    "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"duration_s\":20,\"complete_after_s\":15,\"delay_impact_s\":10}"
-  ((node_count == 6)) && play_unsafe_step
+  if ((catch_up)); then
+    play_step "rack1 Freeze 20 s, the client writing" \
+      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}" \
+      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$catch_up_lead_s,\"duration_s\":5,\"complete_after_s\":5,\"after_removal\":\"rack2 Freeze 5 s, due at rack1's removal\"}"
+  else
+    play_step "rack1 Freeze 5 s" \
+      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"not_before_in_s\":$n,\"duration_s\":5,\"complete_after_s\":5}"
+    play_step "rack2 Freeze 20 s" \
+      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}"
+    play_step "rack3 Freeze 10 s, Reboot 45 s after" \
+      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$n,\"duration_s\":10,\"complete_after_s\":5}" \
+      "{\"type\":\"Reboot\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$((n + 10 + 45)),\"complete_after_s\":$reboot_s}"
+    play_step "rack1 Freeze 20 s seen Started, impact +10 s" \
+      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"duration_s\":20,\"complete_after_s\":15,\"delay_impact_s\":10}"
+    ((node_count == 6)) && play_unsafe_step
+  fi
   echo "$(date +%s%3N) after" >>"$run_dir/phases"
   sleep 10
   # The client stops, then reads every acknowledged write back at ALL (every node is UN now).
@@ -550,6 +658,10 @@ run_wave() {
     --title "run $2 $mode ($driver driver, $node_count nodes$( ((coordinated)) && echo ', coordinated')$( ((hog)) && echo ', hog'), backend $backend$announce_label)" \
     >"$run_dir/table"
   cat "$run_dir/impacts.txt" >>"$run_dir/table"
+  if ((catch_up)); then
+    catch_up_figures
+    cat "$run_dir/catchup.txt" >>"$run_dir/table"
+  fi
   if ((node_count == 6)); then
     unsafe_phase_failures
     cat "$run_dir/unsafe.txt" >>"$run_dir/table"
@@ -571,4 +683,4 @@ for ((r = 1; r <= repeat; r++)); do
   done
 done
 /usr/bin/python3 -I "$root/scripts/bench/availability_report.py" spread "${spread_args[@]}" \
-  --announce-ms "${announce_ms:-default}"
+  --announce-ms "${announce_ms:-default}" $( ((catch_up)) && echo --catch-up)

@@ -4,6 +4,11 @@ run: one run's table from availability_client.py's request lines and summary and
      ("unix_ms label" lines; a phase lasts until the next one starts). Prints the table, then one line
      "totals key=value ..." (requests, failed, timed_out, wrong, empty, lost, missed, unverified, p50_ms, p99_ms,
      max_ms, impact_s, failed_per_impact_s).
+catchup: one --catch-up run's catch-up figures from the hints files counted on the nodes' disks ("unix_ms files
+     bytes" lines, every 0.5 s) and the instants the bench took from the logs: the files held for the restored
+     rack when the next rack's impact landed, the most during the outage, when they were gone, and p99 in the
+     catch-up window (the restore until no file is left) beside the steady state. Prints them, then one line
+     "catchup key=value ..."; writes the window's latencies to --window-out.
 spread: over runs given as MODE=DIR (DIR/report ends with the totals line, DIR/requests holds the requests):
      per mode the runs' failed, wrong, lost, p99 and failures per impact-second (min, median, max), then the
      SPEC 10 line over all runs of each mode: failed, wrong and lost summed, p99 over all their requests. The
@@ -106,6 +111,48 @@ def run(args):
           f"failed_scheduled={failed_scheduled}")
 
 
+def read_hints(path):
+    """(unix_ms, files, bytes) per sample."""
+    with open(path) as f:
+        return [tuple(int(v) for v in line.split()[:3]) for line in f if line.strip()]
+
+
+def catchup(args):
+    samples = read_hints(args.hints)
+    outage = [n for t, n, _ in samples if args.outage_from_ms <= t <= args.restored_ms]
+    most = max(outage, default=0)
+    if most == 0:
+        sys.exit(f"no hints file for the restored rack was seen on any node between its impact and its restore "
+                 f"({len(outage)} samples): the writes made no hint, there was nothing to catch up")
+    before_impact = [(t, n, b) for t, n, b in samples if t <= args.next_impact_ms]
+    if not before_impact:
+        sys.exit("no hints sample before the next rack's impact")
+    _, at_impact, bytes_at_impact = before_impact[-1]
+    gone = next((t for t, n, _ in samples if t > args.restored_ms and n == 0), None)
+    window_end = gone if gone is not None else samples[-1][0]
+    window, steady = [], []
+    for start, _op, latency, outcome in read_requests(args.requests):
+        if args.restored_ms <= start < window_end:
+            window.append((latency, outcome))
+        elif args.steady_from_ms <= start < args.steady_to_ms:
+            steady.append((latency, outcome))
+    with open(args.window_out, "w") as f:
+        f.writelines(f"{latency:.1f}\n" for latency, _ in window)
+    window_lat = sorted(v for v, _ in window)
+    steady_lat = sorted(v for v, _ in steady)
+    failed = sum(1 for _, o in window if o in FAILED)
+    gone_text = f"{(gone - args.restored_ms) / 1000:.1f} s after the restore" if gone is not None else "never"
+    print(f"   catch-up: hints files for the restored rack on the nodes' disks: at most {most} during its outage; "
+          f"{at_impact} ({bytes_at_impact} bytes) when the next rack's impact landed, "
+          f"{(args.next_impact_ms - args.restored_ms) / 1000:.1f} s after the restore; none left {gone_text}")
+    print(f"   catch-up window ({(window_end - args.restored_ms) / 1000:.1f} s): {len(window)} requests, {failed} "
+          f"failed, p50 {percentile(window_lat, 50):.0f} ms, p99 {percentile(window_lat, 99):.0f} ms; steady state "
+          f"({len(steady)} requests): p50 {percentile(steady_lat, 50):.0f} ms, p99 {percentile(steady_lat, 99):.0f} ms")
+    print(f"catchup hints_at_next_impact={at_impact} hints_max={most} window_ms={window_end - args.restored_ms} "
+          f"p99_catchup_ms={percentile(window_lat, 99):.0f} p99_steady_ms={percentile(steady_lat, 99):.0f} "
+          f"next_impact_after_restore_ms={args.next_impact_ms - args.restored_ms}")
+
+
 def totals_of(path):
     with open(path) as f:
         last = f.read().splitlines()[-1]
@@ -139,12 +186,29 @@ def spread(args):
 
     def get(mode, key):
         return line[mode][key] if mode in line else -1
+    catch_up_keys = ""
+    if args.catch_up:
+        hints, p99 = {}, {}
+        for mode in ("agent", "nowait"):
+            if mode not in runs:
+                hints[mode] = p99[mode] = -1
+                continue
+            hints[mode] = sum(int(totals_of(f"{d}/catchup")["hints_at_next_impact"]) for d in runs[mode])
+            window = []
+            for d in runs[mode]:
+                with open(f"{d}/catchup-latencies") as f:
+                    window.extend(float(v) for v in f)
+            p99[mode] = round(percentile(sorted(window), 99))
+        print(f"catch-up: hints files left for the restored rack when the next rack's impact landed, summed over runs:"
+              f" agent {hints['agent']}, nowait {hints['nowait']}")
+        catch_up_keys = (f" catchup_hints_at_next_impact_agent={hints['agent']} catchup_p99_ms_agent={p99['agent']}"
+                         f" catchup_p99_ms_nowait={p99['nowait']}")
     print(f"failed_agent={get('agent', 'failed')} failed_noagent={get('noagent', 'failed')} "
           f"failed_approve_now={get('approve_now', 'failed')} wrong_agent={get('agent', 'wrong')} "
           f"wrong_noagent={get('noagent', 'wrong')} lost_agent={get('agent', 'lost')} "
           f"lost_noagent={get('noagent', 'lost')} p99_agent_ms={get('agent', 'p99')} "
           f"p99_noagent_ms={get('noagent', 'p99')} "
-          f"failed_agent_scheduled={get('agent', 'failed_scheduled')} announce_ms={args.announce_ms}")
+          f"failed_agent_scheduled={get('agent', 'failed_scheduled')} announce_ms={args.announce_ms}{catch_up_keys}")
 
 
 def main():
@@ -159,8 +223,15 @@ def main():
     over = sub.add_parser("spread")
     over.add_argument("--run", action="append", required=True, help="MODE=DIR, repeatable")
     over.add_argument("--announce-ms", required=True, help="the nodes' shutdown announce: default or N")
+    over.add_argument("--catch-up", action="store_true", help="add the catch-up keys (DIR/catchup*)")
+    catch = sub.add_parser("catchup")
+    catch.add_argument("--requests", required=True)
+    catch.add_argument("--hints", required=True, help="the hints samples")
+    for name in ("outage-from-ms", "restored-ms", "next-impact-ms", "steady-from-ms", "steady-to-ms"):
+        catch.add_argument(f"--{name}", type=int, required=True)
+    catch.add_argument("--window-out", required=True, help="the window's latencies, one a line")
     args = parser.parse_args()
-    run(args) if args.command == "run" else spread(args)
+    {"run": run, "spread": spread, "catchup": catchup}[args.command](args)
 
 
 if __name__ == "__main__":
