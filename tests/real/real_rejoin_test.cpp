@@ -1,11 +1,11 @@
 // A VM rebooted while its event is still listed (SPEC 3.6, issue 39), on real Cassandra. A Reboot is drained
-// for and approved; the hook kills the JVM (the VM's loss) and the agent dies with the VM. The VM boots with a
-// new boot id (CLA_BOOT_ID_FILE): Cassandra starts with it, serving gossip and clients as the case study's nodes
-// do, and the agent starts again while the Reboot is still listed. Its state says drained and flushed; the
-// node says otherwise. The agent must believe the node: node_rejoined_at_boot with both running, the node
-// taken out again (disablebinary, disablegossip: no flush, no gate, no second approval of the Reboot), a Freeze
-// of the same VM that arrives meanwhile approved only once the node is out, and the node back once both are
-// gone.
+// for and approved; the hook kills the JVM (the VM's loss) and the agent dies with the VM. The VM boots with
+// a new boot id (CLA_BOOT_ID_FILE): Cassandra starts with it, serving gossip and clients as the case study's
+// nodes do, and the agent starts again while the Reboot is still listed. Its state says drained and flushed;
+// the node says otherwise. The agent must believe the node: node_rejoined_at_boot with both running, the node
+// taken out again (disablebinary, disablegossip: no flush, no gate, no second approval of the Reboot), a
+// Freeze of the same VM that arrives meanwhile approved only once the node is out, and the node back once
+// both are gone.
 #include <stdlib.h>
 
 #include <boost/json.hpp>
@@ -22,7 +22,8 @@ namespace {
 using namespace std::chrono_literals;
 using namespace cla::test::real;
 
-// The agent's boot id for the case (CLA_BOOT_ID_FILE), unset again after it: the other cases read the machine's.
+// The agent's boot id for the case (CLA_BOOT_ID_FILE), unset again after it: the other cases read the
+// machine's.
 class BootId {
  public:
   BootId() : path_(std::filesystem::path(CLA_REAL_CLUSTER_DIR) / "rejoin-boot-id") {
@@ -42,7 +43,8 @@ std::vector<std::string> mutations_after(const RealAgent& agent, cla::WallTime a
   std::vector<std::string> steps;
   for (const auto& line : agent.log("nodetool_ran")) {
     const std::string sub(line.at("subcommand").as_string());
-    if (cla::test::log_time(line) > after && (sub.starts_with("disable") || sub.starts_with("enable") || sub == "drain"))
+    if (cla::test::log_time(line) > after &&
+        (sub.starts_with("disable") || sub.starts_with("enable") || sub == "drain"))
       steps.push_back(sub);
   }
   return steps;
@@ -67,7 +69,8 @@ BOOST_FIXTURE_TEST_CASE(rebooted_while_listed_is_taken_out_again_before_a_second
                                                   {"resources", {"vm1"}},
                                                   {"not_before_in_s", notice_s},
                                                   {"complete_after_s", 3600}});
-  agent.wait_for("drain_completed", std::chrono::seconds(notice_s - lead_s) + kFreezeDrain + kNodetoolCall, reboot);
+  agent.wait_for("drain_completed", std::chrono::seconds(notice_s - lead_s) + kFreezeDrain + kNodetoolCall,
+                 reboot);
   const auto approved = agent.wait_for("event_approved", 60s, reboot);
   require_impact(jvm, "gone", cla::test::log_time(approved), cla::test::kMargin, 1s);
 
@@ -100,9 +103,10 @@ BOOST_FIXTURE_TEST_CASE(rebooted_while_listed_is_taken_out_again_before_a_second
              "the Freeze approved only once the node was out again");
   // Peers see it down (within a nodetool call: a peer may mark it up again during the shutdown announce).
   std::string peer_view;
-  BOOST_TEST(cla::test::wait_until(
-                 [&] { return (peer_view = seen_as(node_address(2), agent.address())) == "DN"; }, 2 * kNodetoolCall),
-             "peer view of the node taken out again: " << peer_view);
+  BOOST_TEST(
+      cla::test::wait_until([&] { return (peer_view = seen_as(node_address(2), agent.address())) == "DN"; },
+                            2 * kNodetoolCall),
+      "peer view of the node taken out again: " << peer_view);
   // The Reboot was approved once, before the boot; no gate was asked for its drain again.
   std::size_t reboot_approvals = 0;
   for (const auto& a : emulator->approvals())
