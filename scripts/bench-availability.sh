@@ -662,7 +662,7 @@ run_wave() {
     catch_up_figures
     cat "$run_dir/catchup.txt" >>"$run_dir/table"
   fi
-  if ((node_count == 6)); then
+  if ((node_count == 6 && !catch_up)); then
     unsafe_phase_failures
     cat "$run_dir/unsafe.txt" >>"$run_dir/table"
   fi
