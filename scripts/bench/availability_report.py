@@ -142,6 +142,9 @@ def catchup(args):
     steady_lat = sorted(v for v, _ in steady)
     failed = sum(1 for _, o in window if o in FAILED)
     gone_text = f"{(gone - args.restored_ms) / 1000:.1f} s after the restore" if gone is not None else "never"
+    # A later buffer flush can open a new file for the node after the first ones were delivered.
+    if gone is not None and any(n > 0 for t, n, _ in samples if t > gone):
+        gone_text += " (files for it appeared again later)"
     print(f"   catch-up: hints files for the restored rack on the nodes' disks: at most {most} during its outage; "
           f"{at_impact} ({bytes_at_impact} bytes) when the next rack's impact landed, "
           f"{(args.next_impact_ms - args.restored_ms) / 1000:.1f} s after the restore; none left {gone_text}")
