@@ -180,6 +180,16 @@ std::optional<json::object> RealAgent::find(const std::string& msg, const std::s
   return lines.front();
 }
 
+std::vector<std::string> RealAgent::mutations(WallTime after) const {
+  std::vector<std::string> out;
+  for (const auto& line : log("nodetool_ran"))
+    if (const std::string sub(line.at("subcommand").as_string());
+        cla::test::log_time(line) > after &&
+        (sub.starts_with("disable") || sub.starts_with("enable") || sub == "drain"))
+      out.push_back(sub);
+  return out;
+}
+
 std::vector<std::string> RealAgent::messages() const {
   std::vector<std::string> out;
   for (const auto& line : log()) {

@@ -75,6 +75,9 @@ class RealAgent {
   boost::json::object wait_for(const std::string& msg, std::chrono::seconds limit,
                                const std::string& event_id = "") const;
   std::vector<std::string> messages() const;
+  // The mutating nodetool subcommands it ran (disable*, enable*, drain), in order; with `after`, only those
+  // logged after that instant.
+  std::vector<std::string> mutations(WallTime after = {}) const;
 
   // Prints (Boost test message) each nodetool subcommand's wall time and the drain and restore paths.
   void report_timings(const std::string& title) const;

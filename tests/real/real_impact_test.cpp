@@ -38,16 +38,6 @@ WallTime approved_at(const cla::test::ImdsEmulatorProcess& emulator, const std::
   return {};
 }
 
-// The mutating nodetool subcommands the agent ran, in order.
-std::vector<std::string> mutations(const RealAgent& agent) {
-  std::vector<std::string> out;
-  for (const auto& line : agent.log("nodetool_ran"))
-    if (const std::string sub(line.at("subcommand").as_string());
-        sub.starts_with("disable") || sub.starts_with("enable") || sub == "drain")
-      out.push_back(sub);
-  return out;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(real_impact_test)
@@ -77,7 +67,7 @@ BOOST_FIXTURE_TEST_CASE(a_5_s_freeze_is_drained_with_the_default_policy, RealCas
   const auto restored = agent.wait_for("restore_completed", secs(until(removed_by) + kPoll + kRestore));
   BOOST_TEST(!restored.at("restarted").as_bool());
   BOOST_TEST(agent.log("impact_without_drain").empty());
-  BOOST_TEST((mutations(agent) ==
+  BOOST_TEST((agent.mutations() ==
               std::vector<std::string>{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}));
   BOOST_TEST(cla::test::wait_until(up_in_every_view, kRestore));
   agent.report_timings("5 s Freeze, default policy");
@@ -180,7 +170,7 @@ BOOST_FIXTURE_TEST_CASE(a_freeze_then_a_reboot_keeps_the_node_out_between_them, 
   const auto reboot_removed = agent.find("event_removed", reboot);
   BOOST_TEST_REQUIRE(reboot_removed.has_value());
   BOOST_TEST(ms_between(log_time(*reboot_removed), log_time(*agent.find("restore_started"))) >= 0);
-  const auto steps = mutations(agent);
+  const auto steps = agent.mutations();
   BOOST_TEST_REQUIRE(steps.size() >= 3u);
   BOOST_TEST((std::vector<std::string>(steps.begin(), steps.begin() + 3) ==
               std::vector<std::string>{"disablebinary", "disablegossip", "drain"}));

@@ -38,18 +38,6 @@ class BootId {
   std::filesystem::path path_;
 };
 
-// The mutating nodetool steps the agent ran after `after` (its nodetool_ran lines), in order.
-std::vector<std::string> mutations_after(const RealAgent& agent, cla::WallTime after) {
-  std::vector<std::string> steps;
-  for (const auto& line : agent.log("nodetool_ran")) {
-    const std::string sub(line.at("subcommand").as_string());
-    if (cla::test::log_time(line) > after &&
-        (sub.starts_with("disable") || sub.starts_with("enable") || sub == "drain"))
-      steps.push_back(sub);
-  }
-  return steps;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(real_rejoin_test)
@@ -95,7 +83,7 @@ BOOST_FIXTURE_TEST_CASE(rebooted_while_listed_is_taken_out_again_before_a_second
   // The start-up's reads are abandoned, then the take-out's two steps; the schema refresh runs beside them.
   const auto freeze_approved = agent.wait_for("event_approved", kFreezeDrain + kNodetoolCall, freeze);
   // Taken out again before the approval: the missing steps only (the reboot ended the flush's need).
-  const auto steps = mutations_after(agent, booted);
+  const auto steps = agent.mutations(booted);
   BOOST_TEST((steps == std::vector<std::string>{"disablebinary", "disablegossip"}),
              "steps after the boot: " << boost::json::value_from(steps));
   cla::WallTime gossip_off{};
