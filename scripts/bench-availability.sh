@@ -110,9 +110,7 @@ done
 [[ $node_count == 3 || $node_count == 6 ]] || usage_error "--nodes must be 3 or 6, not '$node_count'"
 [[ $driver == debian || $driver == pypi ]] || usage_error "--driver must be debian or pypi, not '$driver'"
 [[ $backend == nodetool || $backend == jolokia ]] || usage_error "--backend must be nodetool or jolokia, not '$backend'"
-[[ $announce_ms != default ]] || announce_ms=""
-[[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] ||
-  usage_error "--announce-ms must be default or milliseconds, not '$announce_ms'"
+check_announce_ms
 ((catch_up && !modes_given)) && modes=agent,nowait
 IFS=, read -ra wanted <<<"$modes"
 for mode in "${wanted[@]}"; do

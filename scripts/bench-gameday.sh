@@ -76,9 +76,7 @@ done
 [[ $seed =~ ^[0-9]+$ ]] || usage_error "--seed must be a non-negative number, not '$seed'"
 [[ $events =~ ^[1-9][0-9]*$ ]] || usage_error "--events must be a positive number, not '$events'"
 [[ $backend == nodetool || $backend == jolokia ]] || usage_error "--backend must be nodetool or jolokia, not '$backend'"
-[[ $announce_ms != default ]] || announce_ms=""
-[[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] ||
-  usage_error "--announce-ms must be default or milliseconds, not '$announce_ms'"
+check_announce_ms
 echo "seed=$seed"
 
 require_tools --hint scripts/install-deps.sh jq curl gnuplot etcd openssl || exit 1

@@ -158,6 +158,14 @@ require_cluster_jvm_properties() {
   [[ $started == "$2" ]] || die "$1 was not started with JVM properties '$2' (stop and remove it)"
 }
 
+# check_announce_ms: the benches' --announce-ms, in announce_ms: "default" becomes "" (Cassandra's own 2000 ms, as
+# bench_cluster takes it); anything but "" or milliseconds is a usage error.
+check_announce_ms() {
+  [[ $announce_ms != default ]] || announce_ms=""
+  [[ -z $announce_ms || $announce_ms =~ ^[0-9]+$ ]] ||
+    usage_error "--announce-ms must be default or milliseconds, not '$announce_ms'"
+}
+
 # bench_cluster NODES BACKEND ANNOUNCE_MS: the benches' real cluster (scripts/cassandra-cluster.sh) of NODES (3|6)
 # nodes in build/cassandra-cluster[-6][-jolokia][-announce-MS] (CASSANDRA_CLUSTER_DIR overrides), started when
 # not every node runs (first stopping the benches' other clusters, which hold the same addresses, unless
