@@ -25,6 +25,10 @@ import subprocess
 import sys
 import time
 
+# python3 -I leaves this script's directory off sys.path: the schedule's module is beside it.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gameday_schedule import rack_of  # noqa: E402
+
 KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 
 
@@ -47,10 +51,6 @@ def jsonl(path):
 def log_ms(ts):
     secs = calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S"))
     return int(secs * 1000) + int(ts[20:23] or 0)
-
-
-def rack(vm):
-    return (int(vm[2:]) - 1) % 3 + 1
 
 
 class Timeline:
@@ -143,7 +143,7 @@ def check(args):
             continue
         if ev.get("source") == "User":
             continue
-        out = [f"{vm} {s} ({w})" for vm in tl.changes if rack(vm) != rack(a["vm"])
+        out = [f"{vm} {s} ({w})" for vm in tl.changes if rack_of(vm) != rack_of(a["vm"])
                for s, w in [tl.at(vm, a["t_ms"])] if s != "serving"]
         if out:
             early += 1
@@ -322,7 +322,7 @@ plot "{data}/ok" using 1:2 with dots lc rgb "#1f77b4" title "answered (from its 
 unset logscale y
 set ylabel ""
 set yrange [-0.7:{len(vms) - 0.3}]
-set ytics ({", ".join(f'"{vm} (rack{rack(vm)})" {i}' for vm, i in lane.items())})
+set ytics ({", ".join(f'"{vm} (rack{rack_of(vm)})" {i}' for vm, i in lane.items())})
 set xlabel "seconds since the start"
 set key below horizontal
 set style fill solid 0.8 noborder

@@ -24,6 +24,10 @@ import time
 import urllib.request
 import uuid
 
+# python3 -I leaves this script's directory off sys.path: the schedule's module is beside it.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gameday_schedule import rack_of  # noqa: E402
+
 POLL_S = 0.2
 NODE_STATES_S = 2
 KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
@@ -337,16 +341,13 @@ class Player:
             time.sleep(POLL_S)
             self.rig.tick()
 
-    def rack(self, vm):
-        return (int(vm[2:]) - 1) % 3 + 1
-
     def back(self, except_rack=None):
         """Every VM outside except_rack serving: no posted event listing it pending, its JVM running, its agent
         running and restored; no node start in flight."""
         r = self.rig
         if r.children:
             return False
-        vms = [vm for vm in self.vms if self.rack(vm) != except_rack]
+        vms = [vm for vm in self.vms if rack_of(vm) != except_rack]
         for vm in vms:
             for eid, (_, body) in r.posted.items():
                 if vm not in body["resources"]:
