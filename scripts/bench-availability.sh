@@ -59,8 +59,9 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
                 included: more than listpendinghints shows). Each run prints the hints files there when rack2's
                 impact landed and p99 in the catch-up window (rack1's restore_completed until no hints file for
                 it is left) beside the steady state (30 s before the first event); the bench fails when no hint
-                was ever written for rack1 (nothing to catch up). --coordinated is where the wait is proven:
-                uncoordinated, rack2's agent sees only the hints files its own node has closed
+                was ever written for rack1 (nothing to catch up). Coordinated, rack1's drain record holds rack2's
+                admission until rack1 is caught up; uncoordinated, rack2's gate counts the hints its own node holds
+                for rack1 (with Jolokia also those not in a closed file yet; with nodetool closed files only)
   --announce-ms default|MS  default (the default): Cassandra's own shutdown announce (2000 ms). MS: the nodes run
                 with -Dcassandra.shutdown_announce_in_ms=MS, as docs/jolokia.md advises for nodes the agent drains
                 (0), for comparison: with the default, peers that marked a drained node DOWN may mark it UP again

@@ -29,6 +29,7 @@
 #include "state/core.hpp"
 #include "state/neighbour_impacts.hpp"
 #include "state/state_store.hpp"
+#include "state/undelivered_hints.hpp"
 #include "state/watcher.hpp"
 
 namespace cla {
@@ -103,7 +104,7 @@ class Daemon {
   // `catching_up`: whether another member catches up, when this watcher step read the members already.
   boost::asio::awaitable<void> publish_hints(std::optional<bool> catching_up);
   bool another_catches_up(const std::vector<MemberRecord>& members) const;
-  // Host id -> closed hints files this node holds for it (empty when unreadable, said once).
+  // Host id -> closed hints files, for each host this node holds hints for (empty when unreadable, said once).
   boost::asio::awaitable<std::map<std::string, std::int64_t>> hints_held_for_gate();
   // the gate and the schema refresh (daemon_replication.cpp)
   struct ClusterView {
@@ -209,6 +210,7 @@ class Daemon {
   bool agentless_pending_ = false;   // the leader's last read had an agentless record (to release)
   std::string own_host_id_;          // from nodetool info once; forgotten when Cassandra is restarted
   bool gate_hints_unreadable_logged_ = false;
+  UndeliveredHints undelivered_hints_;  // the gate's and the published hints' undelivered counts, bounded
   bool hint_window_unreadable_logged_ = false;
   // The configured and the reported rack of the last topology_mismatch (logged once per change).
   std::optional<std::pair<std::string, std::string>> topology_mismatch_logged_;

@@ -78,12 +78,14 @@ asio::awaitable<void> Daemon::publish_hints(std::optional<bool> catching_up) {
     log_line(LogLevel::warning, "pending_hints_unreadable", {{"detail", hints.error().message()}});
     co_return;
   }
-  coordinator_->set_hints_for(files_by_host(*hints));
+  coordinator_->set_hints_for(files_by_host(undelivered_hints_.filter(std::move(*hints), now)));
 }
 
 // The gate's view (SPEC 3.10): every host this node holds hints for still catches up, so it counts as
-// unavailable. Unreadable (a Cassandra before 4.1 has no listpendinghints), the gate goes on without it and
-// says so once: coordinated, the catching-up node's drain record still holds the admission.
+// unavailable: a closed file listed for it, or (Jolokia) hints created for it and not delivered yet, which
+// covers the file still open right after its restore, when nothing is listed (UndeliveredHints bounds them).
+// Unreadable (a Cassandra before 4.1 has no listpendinghints), the gate goes on without it and says so once:
+// coordinated, the catching-up node's drain record still holds the admission.
 asio::awaitable<std::map<std::string, std::int64_t>> Daemon::hints_held_for_gate() {
   std::map<std::string, std::int64_t> held;
   if (dry_run_) co_return held;
@@ -97,7 +99,7 @@ asio::awaitable<std::map<std::string, std::int64_t>> Daemon::hints_held_for_gate
     co_return held;
   }
   gate_hints_unreadable_logged_ = false;
-  co_return files_by_host(*hints);
+  co_return files_by_host(undelivered_hints_.filter(std::move(*hints), std::chrono::steady_clock::now()));
 }
 
 }  // namespace cla

@@ -39,7 +39,8 @@ void name_neighbours(SafetyResult& result,
 }
 
 // SPEC 3.10: the peers this node still holds hints for catch up, and count as unavailable: the verdict that
-// they make unsafe says so (`reason: "catching_up"`, each with its hints files held here).
+// they make unsafe says so (`reason: "catching_up"`, each with its hints files held here; 0: hints the
+// counters see, in a file Cassandra has not closed yet).
 void name_catching_up(SafetyResult& result,
                       const std::vector<std::pair<std::string, std::string>>& catching_up,
                       const std::map<std::string, std::int64_t>& held) {
@@ -54,7 +55,9 @@ void name_catching_up(SafetyResult& result,
     for (auto& entry : down->get_array())
       for (const auto& [address, host_id] : catching_up)
         if (entry.is_string() && entry.get_string() == address)
-          entry = address + " (catching up: " + std::to_string(held.at(host_id)) + " hints files held here)";
+          entry = address + " (catching up: " +
+                  (held.at(host_id) > 0 ? std::to_string(held.at(host_id)) + " hints files held here)"
+                                        : std::string("hints held here, not yet in a closed file)"));
 }
 
 }  // namespace

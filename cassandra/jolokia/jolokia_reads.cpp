@@ -1,6 +1,7 @@
 // The Jolokia backend's reads as conversations: which calls each round POSTs and what the answers make.
 #include "cassandra/jolokia/jolokia_reads.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "imds/json_read.hpp"
@@ -43,6 +44,62 @@ JolokiaError bad_pending_hints(const std::map<std::string, std::string>& host) {
   message.append(id == host.end() ? "(none)" : quoted_excerpt(id->second));
   message.append(" lacks a host_id, or total_files, oldest_timestamp and newest_timestamp as numbers");
   return {JolokiaError::Kind::bad_answer, 0, {}, std::move(message)};
+}
+
+// "Hints_created-/127.0.0.3.7000" -> {"Hints_created-", "127.0.0.3.7000"}: a HintsService metric's name and
+// the peer it is about, as InetAddressAndPort's toString ("[host]/address:port") after the last '/', ':' made
+// '.'.
+std::optional<std::pair<std::string_view, std::string_view>> peer_metric(std::string_view mbean) {
+  const auto at = mbean.find("name=");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view name = mbean.substr(at + 5);
+  name = name.substr(0, name.find(','));
+  for (std::string_view prefix : {std::string_view("Hints_created-"), std::string_view("Hint_delays-")}) {
+    if (!name.starts_with(prefix)) continue;
+    std::string_view peer = name.substr(prefix.size());
+    if (const auto slash = peer.rfind('/'); slash != std::string_view::npos) peer = peer.substr(slash + 1);
+    return std::pair{prefix, peer};
+  }
+  return std::nullopt;
+}
+
+// Not inlined: GCC 12 then sees the constant text through the move into a Result and warns falsely
+// (-Warray-bounds).
+[[gnu::noinline]] JolokiaError bad_answer(std::string what, std::string_view wrong) {
+  what.append(wrong);
+  return {JolokiaError::Kind::bad_answer, 0, {}, std::move(what)};
+}
+
+// Per peer (as peer_metric names it): hints created for it and hints delivered to it, from the pattern read
+// of every HintsService metric. No metric registered yet (404) reads as none.
+struct HintCounts {
+  std::map<std::string, std::int64_t> created, delivered;
+};
+Result<HintCounts, JolokiaError> hint_counts(const JolokiaValue& answer) {
+  HintCounts counts;
+  if (!answer && answer.error().kind == JolokiaError::Kind::refused && answer.error().status == 404)
+    return counts;
+  if (!answer) return answer.error();
+  const auto* metrics = answer->if_object();
+  if (!metrics) return bad_answer(std::string(mbean::kHintsServiceMetrics), ": the value is not an object");
+  for (const auto& [mbean_name, value] : *metrics) {
+    const auto metric = peer_metric(mbean_name);
+    if (!metric) continue;
+    const auto* object = value.if_object();
+    const auto* count = object ? object->if_contains("Count") : nullptr;
+    if (!count || !count->is_int64() || count->get_int64() < 0)
+      return bad_answer(std::string(mbean_name), " attribute Count: missing or not a whole number >= 0");
+    const std::int64_t n = count->get_int64();
+    auto& into = metric->first == "Hints_created-" ? counts.created : counts.delivered;
+    into[std::string(metric->second)] = n;
+  }
+  return counts;
+}
+
+// "127.0.0.3:7000" as peer_metric names it: "127.0.0.3.7000".
+std::string metric_peer(std::string endpoint) {
+  std::replace(endpoint.begin(), endpoint.end(), ':', '.');
+  return endpoint;
 }
 
 // The ring view of the first round and the places of the second, for status and ring.
@@ -168,6 +225,25 @@ Result<PendingHintsList, JolokiaError> PendingHintsRead::finish(JolokiaAnswers f
     auto entry = pending_hints_entry(host);
     if (!entry) return bad_pending_hints(host);
     out.push_back(std::move(*entry));
+  }
+  auto counts = hint_counts(first[1]);
+  if (!counts) return counts.error();
+  JolokiaReader storage(first[2], calls[2]);
+  const auto host_ids = storage.string_map("EndpointWithPortToHostId");
+  if (!storage.ok()) return *storage.error();
+  for (const auto& [endpoint, host_id] : host_ids) {
+    if (host_id.empty()) continue;
+    const auto peer = metric_peer(endpoint);
+    const auto created = counts->created.find(peer);
+    if (created == counts->created.end()) continue;
+    const auto delivered = counts->delivered.find(peer);
+    const std::int64_t undelivered =
+        created->second - (delivered == counts->delivered.end() ? 0 : delivered->second);
+    if (undelivered <= 0) continue;
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const PendingHints& h) { return h.host_id == host_id; });
+    if (it == out.end()) it = out.insert(out.end(), PendingHints{.host_id = host_id});
+    it->undelivered = undelivered;
   }
   return out;
 }

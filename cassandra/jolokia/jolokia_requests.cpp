@@ -98,7 +98,8 @@ std::vector<JolokiaCall> jvm_arguments_calls() {
 }
 
 std::vector<JolokiaCall> pending_hints_calls() {
-  return {read(mbean::kHintsService, {"PendingHints"})};
+  return {read(mbean::kHintsService, {"PendingHints"}), read(mbean::kHintsServiceMetrics, {"Count"}),
+          read(mbean::kStorageService, {"EndpointWithPortToHostId"})};
 }
 
 std::vector<JolokiaCall> max_hint_window_calls() {

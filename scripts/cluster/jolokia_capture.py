@@ -11,6 +11,9 @@ step URL USER PASSWORD_FILE DIR NAME: one step's request and answer (NAME: disab
 stages URL USER PASSWORD_FILE DIR NAME: the replica stages' CompletedTasks gauges (ReadStage, MutationStage,
      CounterMutationStage) as DIR/jolokia_stages_<NAME>.{request,answer}.json; a gauge Cassandra has not created yet
      (its stage ran no task) answers 404, which is kept.
+hints URL USER PASSWORD_FILE DIR NAME: the pending hints read (cassandra/jolokia/jolokia_requests.cpp): HintsService's
+     PendingHints, the HintsService metrics' Count (Hints_created-<peer>, Hint_delays-<peer>, ...) and StorageService's
+     EndpointWithPortToHostId in one bulk request, as DIR/jolokia_<NAME>.{request,answer}.json.
 attribute URL USER PASSWORD_FILE DIR NAME MBEAN ATTRIBUTE: one attribute of one MBean (e.g. HintsService's PendingHints)
      as DIR/jolokia_<NAME>.{request,answer}.json; an MBean Cassandra has not registered yet (a metric never
      updated) answers 404, which is kept.
@@ -131,6 +134,12 @@ def capture_stages(agent, directory, name):
     capture(agent, directory, "stages_" + name, gauges, allowed=(200, 404))
 
 
+def capture_hints(agent, directory, name):
+    capture(agent, directory, name, [read("org.apache.cassandra.hints:type=HintsService", ["PendingHints"]),
+                                     read("org.apache.cassandra.metrics:type=HintsService,name=*", ["Count"]),
+                                     read(SS, ["EndpointWithPortToHostId"])])
+
+
 def capture_attribute(agent, directory, name, mbean, attribute):
     capture(agent, directory, name, [read(mbean, [attribute])], allowed=(200, 404))
 
@@ -173,7 +182,7 @@ def same(dir_a, dir_b):
 
 
 def main(argv):
-    if len(argv) >= 5 and argv[0] in ("reads", "step", "stages", "attribute", "forbidden"):
+    if len(argv) >= 5 and argv[0] in ("reads", "step", "stages", "hints", "attribute", "forbidden"):
         agent, directory = Agent(*argv[1:4]), pathlib.Path(argv[4])
         directory.mkdir(parents=True, exist_ok=True)
         if argv[0] == "reads":
@@ -182,6 +191,8 @@ def main(argv):
             capture_step(agent, directory, argv[5])
         elif argv[0] == "stages":
             capture_stages(agent, directory, argv[5])
+        elif argv[0] == "hints" and len(argv) == 6:
+            capture_hints(agent, directory, argv[5])
         elif argv[0] == "attribute" and len(argv) == 8:
             capture_attribute(agent, directory, argv[5], argv[6], argv[7])
         elif argv[0] == "forbidden":

@@ -90,7 +90,7 @@ const std::vector<Capture> kCaptures = {
     // Hints written for the node while it is down: the open file is not listed.
     {"hints/listpendinghints_target_down", Kind::PendingHints, 0, ""},
     {"hints/listpendinghints_dispatching", Kind::PendingHints, 0,
-     "47632689-07ba-40c4-8bca-32acc960e66f 1 1795937490009 1795937490009"},
+     "c0fe3b1a-ae60-406f-b317-cecb6b2e229b 1 1795986810900 1795986810900"},
     {"hints/listpendinghints_after_dispatch", Kind::PendingHints, 0, ""},
 };
 

@@ -127,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 8:
       if (auto hints = run<PendingHintsRead>(first, second))
-        for (const auto& h : *hints) FUZZ_CHECK(!h.host_id.empty());
+        for (const auto& h : *hints) FUZZ_CHECK(!h.host_id.empty() && h.undelivered >= 0);
       break;
     case 9:
       if (auto window = run<MaxHintWindowRead>(first, second)) FUZZ_CHECK(window->count() >= 0);

@@ -47,6 +47,11 @@ void delay_next_impact(const std::string& vm, WallTime at);
 // The emulator's record of event `id` (GET /admin/events); fails the test when it is gone.
 boost::json::object event_record(const ImdsEmulatorProcess& emulator, const std::string& id);
 
+// A wait limit in whole seconds (RealAgent::wait_for's unit), rounded up.
+inline std::chrono::seconds secs(std::chrono::milliseconds d) {
+  return std::chrono::ceil<std::chrono::seconds>(d);
+}
+
 class RealAgent {
  public:
   // policy: merged into {"drain_lead_s": 30, "unsafe_drain_lead_s": 10} (given keys replace); every other key

@@ -21,11 +21,6 @@ using cla::test::log_time;
 using cla::test::ms_between;
 using cla::test::until;
 
-// A wait limit in whole seconds (RealAgent::wait_for's unit), rounded up.
-std::chrono::seconds secs(std::chrono::milliseconds d) {
-  return std::chrono::ceil<std::chrono::seconds>(d);
-}
-
 WallTime time_of_ms(const boost::json::value& unix_ms) {
   return WallTime(std::chrono::milliseconds(unix_ms.to_number<std::int64_t>()));
 }

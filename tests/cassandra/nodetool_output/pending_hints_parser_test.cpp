@@ -64,10 +64,10 @@ BOOST_AUTO_TEST_CASE(real_captures) {
         parse_ok(cassandra_data(std::string("real-5.0/hints/listpendinghints_") + name + ".stdout")).empty(),
         name);
   const auto dispatching = parse_ok(cassandra_data("real-5.0/hints/listpendinghints_dispatching.stdout"));
-  const cla::PendingHintsList expected{{.host_id = "47632689-07ba-40c4-8bca-32acc960e66f",
+  const cla::PendingHintsList expected{{.host_id = "c0fe3b1a-ae60-406f-b317-cecb6b2e229b",
                                         .total_files = 1,
-                                        .oldest_ms = 1795937490009,
-                                        .newest_ms = 1795937490009}};
+                                        .oldest_ms = 1795986810900,
+                                        .newest_ms = 1795986810900}};
   BOOST_TEST((dispatching == expected));
 }
 
