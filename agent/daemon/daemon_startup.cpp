@@ -85,8 +85,9 @@ asio::awaitable<StartupInfo> Daemon::observe_node(StateSource source) {
   co_return info;
 }
 
-// SPEC 3.10: the shutdown announce's setting, read once a start. An event first seen Started leaves no time
-// for the quiet before approval, so there the setting protects: unset, the agent says so.
+// SPEC 3.10: the shutdown announce's setting, read once a start. An event first seen Started, and a forced
+// drain, leave no time for the quiet before approval, so there the setting protects: unset, the agent says
+// so.
 asio::awaitable<void> Daemon::check_shutdown_announce() {
   auto jvms = co_await node_->jvm_arguments();
   if (stopping_) co_return;
@@ -105,10 +106,12 @@ asio::awaitable<void> Daemon::check_shutdown_announce() {
           LogLevel::warning, "shutdown_announce_default",
           {{"source", source},
            {"shutdown_announce_in_ms", 2000},
+           {"unsafe_drain_lead_s", config_.policy.unsafe_drain_lead_s.count()},
            {"advice",
             "start Cassandra with -Dcassandra.shutdown_announce_in_ms=0: for 2 s after disablegossip peers "
             "may mark the drained node up again and send it reads until their failure detectors convict "
-            "it, and an event first seen Started leaves no time to wait for them (man 8 "
+            "it, 10-20 s later; an event first seen Started, and a forced drain (unsafe_drain_lead_s before "
+            "its impact, no approval to wait on), leave no time to wait for them (man 8 "
             "cassandra-lifecycle-agent)"}});
       break;
     case AnnounceSetting::Kind::unknown:

@@ -121,9 +121,12 @@ BOOST_AUTO_TEST_CASE(the_shutdown_announce_setting_is_read_from_this_host_s_cass
         if (std::string(other) != row.msg) BOOST_TEST(s.log(other).empty(), other);
       if (std::string(row.msg) == "shutdown_announce")
         BOOST_TEST(line.at("shutdown_announce_in_ms").as_int64() == 0);
-      if (std::string(row.msg) == "shutdown_announce_default")
+      if (std::string(row.msg) == "shutdown_announce_default") {
         BOOST_TEST(line.at("advice").as_string().find("-Dcassandra.shutdown_announce_in_ms=0") !=
                    std::string::npos);
+        BOOST_TEST(line.at("unsafe_drain_lead_s").as_int64() == s.unsafe_drain_lead().count(),
+                   "the forced drain's lead, which the announce's 10-20 s outlast");
+      }
     }
   }
 }
