@@ -7,7 +7,7 @@
 #include <charconv>
 
 #include "imds/json_read.hpp"
-#include "imds/transport/http_connection.hpp"
+#include "imds/transport/address_without_lookup.hpp"
 
 namespace cla {
 

@@ -240,8 +240,8 @@ Result<PendingHintsList, JolokiaError> PendingHintsRead::finish(JolokiaAnswers f
     const std::int64_t undelivered =
         created->second - (delivered == counts->delivered.end() ? 0 : delivered->second);
     if (undelivered <= 0) continue;
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const PendingHints& h) { return h.host_id == host_id; });
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&id = host_id](const PendingHints& h) { return h.host_id == id; });
     if (it == out.end()) it = out.insert(out.end(), PendingHints{.host_id = host_id});
     it->undelivered = undelivered;
   }

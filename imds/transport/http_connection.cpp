@@ -102,14 +102,6 @@ void HttpConnection::close() {
   buffer_.consume(buffer_.size());
 }
 
-std::optional<asio::ip::address> address_without_lookup(const std::string& host) {
-  if (host == "localhost") return asio::ip::address_v4::loopback();
-  beast::error_code ec;
-  const auto address = asio::ip::make_address(host, ec);
-  if (ec) return std::nullopt;
-  return address;
-}
-
 asio::awaitable<beast::error_code> HttpConnection::connect(std::uint64_t generation) {
   if (const auto address = address_without_lookup(host_)) {
     auto [connect_ec] = co_await stream_->async_connect(asio::ip::tcp::endpoint(*address, port_), nothrow);

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "imds/transport/address_without_lookup.hpp"
 #include "imds/transport/answer_parser.hpp"
 #include "imds/transport/loop_wake.hpp"
 #include "imds/transport/tls_settings.hpp"
@@ -65,12 +66,6 @@ enum class DeadlineWatch { own_timer, caller };
 // epoll_ctl), or the caller, which calls woke() after each wake-up of the event loop (the agent's run loop,
 // run_with_ticks): the answer's arrival wakes the loop anyway, and reading it then costs one recvfrom.
 enum class AnswerWatch { asio_wait, caller };
-
-// Where a connection to `host` goes without asking a resolver: an IP address literal as written, and
-// "localhost" as 127.0.0.1. Every loopback rule (plain http to Jolokia, etcd's password over http) takes
-// localhost for this machine, so no hosts file or DNS answer may send it elsewhere. nullopt: a name to
-// resolve.
-std::optional<boost::asio::ip::address> address_without_lookup(const std::string& host);
 
 class HttpConnection {
  public:
