@@ -104,7 +104,8 @@ class Daemon {
   // `catching_up`: whether another member catches up, when this watcher step read the members already.
   boost::asio::awaitable<void> publish_hints(std::optional<bool> catching_up);
   bool another_catches_up(const std::vector<MemberRecord>& members) const;
-  // Host id -> closed hints files, for each host this node holds hints for (empty when unreadable, said once).
+  // Host id -> closed hints files, for each host this node holds hints for (empty when unreadable, said
+  // once).
   boost::asio::awaitable<std::map<std::string, std::int64_t>> hints_held_for_gate();
   // the gate and the schema refresh (daemon_replication.cpp)
   struct ClusterView {

@@ -46,21 +46,31 @@ JolokiaError bad_pending_hints(const std::map<std::string, std::string>& host) {
   return {JolokiaError::Kind::bad_answer, 0, {}, std::move(message)};
 }
 
-// "Hints_created-/127.0.0.3.7000" -> {"Hints_created-", "127.0.0.3.7000"}: a HintsService metric's name and
-// the peer it is about, as InetAddressAndPort's toString ("[host]/address:port") after the last '/', ':' made
-// '.'.
-std::optional<std::pair<std::string_view, std::string_view>> peer_metric(std::string_view mbean) {
+// A HintsService metric about one peer: Hints_created-<peer> (created) or Hint_delays-<peer> (delivered).
+struct PeerMetric {
+  bool created = false;
+  std::string_view peer;
+};
+// "...,name=Hints_created-/127.0.0.3.7000" -> {created, "127.0.0.3.7000"}: the peer as InetAddressAndPort's
+// toString ("[host]/address:port") after the last '/', ':' made '.'. nullopt: not a per-peer count.
+std::optional<PeerMetric> peer_metric(std::string_view mbean) {
   const auto at = mbean.find("name=");
   if (at == std::string_view::npos) return std::nullopt;
   std::string_view name = mbean.substr(at + 5);
   name = name.substr(0, name.find(','));
-  for (std::string_view prefix : {std::string_view("Hints_created-"), std::string_view("Hint_delays-")}) {
+  for (const bool created : {true, false}) {
+    const std::string_view prefix = created ? "Hints_created-" : "Hint_delays-";
     if (!name.starts_with(prefix)) continue;
     std::string_view peer = name.substr(prefix.size());
     if (const auto slash = peer.rfind('/'); slash != std::string_view::npos) peer = peer.substr(slash + 1);
-    return std::pair{prefix, peer};
+    return PeerMetric{created, peer};
   }
   return std::nullopt;
+}
+
+// Cassandra registers a metric's MBean at its first update: Jolokia's 404 for it means "none yet".
+bool not_registered(const JolokiaValue& answer) {
+  return !answer && answer.error().kind == JolokiaError::Kind::refused && answer.error().status == 404;
 }
 
 // Not inlined: GCC 12 then sees the constant text through the move into a Result and warns falsely
@@ -77,8 +87,7 @@ struct HintCounts {
 };
 Result<HintCounts, JolokiaError> hint_counts(const JolokiaValue& answer) {
   HintCounts counts;
-  if (!answer && answer.error().kind == JolokiaError::Kind::refused && answer.error().status == 404)
-    return counts;
+  if (not_registered(answer)) return counts;
   if (!answer) return answer.error();
   const auto* metrics = answer->if_object();
   if (!metrics) return bad_answer(std::string(mbean::kHintsServiceMetrics), ": the value is not an object");
@@ -89,9 +98,7 @@ Result<HintCounts, JolokiaError> hint_counts(const JolokiaValue& answer) {
     const auto* count = object ? object->if_contains("Count") : nullptr;
     if (!count || !count->is_int64() || count->get_int64() < 0)
       return bad_answer(std::string(mbean_name), " attribute Count: missing or not a whole number >= 0");
-    const std::int64_t n = count->get_int64();
-    auto& into = metric->first == "Hints_created-" ? counts.created : counts.delivered;
-    into[std::string(metric->second)] = n;
+    (metric->created ? counts.created : counts.delivered)[std::string(metric->peer)] = count->get_int64();
   }
   return counts;
 }
@@ -195,8 +202,7 @@ Result<StageCounts, JolokiaError> StagesRead::finish(JolokiaAnswers first, Jolok
   StageCounts stages;
   std::int64_t* const counts[] = {&stages.read, &stages.mutation, &stages.counter_mutation};
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (!first[i] && first[i].error().kind == JolokiaError::Kind::refused && first[i].error().status == 404)
-      continue;  // not created yet: no task completed
+    if (not_registered(first[i])) continue;  // no task completed yet
     JolokiaReader gauge(first[i], calls[i]);
     *counts[i] = gauge.integer("Value");
     if (!gauge.ok()) return *gauge.error();

@@ -93,9 +93,9 @@ struct JvmArgumentsRead : OneRound {
 };
 
 // The hints this node holds per target host: one round of HintsService PendingHints (a list of maps with
-// host_id, total_files, oldest_timestamp, newest_timestamp), every HintsService metric (per peer Hints_created-
-// and Hint_delays-<address>: the undelivered hints) and StorageService's EndpointWithPortToHostId (a peer's host
-// id).
+// host_id, total_files, oldest_timestamp, newest_timestamp), every HintsService metric (per peer
+// Hints_created- and Hint_delays-<address>: the undelivered hints) and StorageService's
+// EndpointWithPortToHostId (a peer's host id).
 struct PendingHintsRead : OneRound {
   using Value = PendingHintsList;
   static std::vector<JolokiaCall> first() { return pending_hints_calls(); }

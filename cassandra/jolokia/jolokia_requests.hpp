@@ -19,9 +19,10 @@ inline constexpr std::string_view kStorageProxy = "org.apache.cassandra.db:type=
 inline constexpr std::string_view kGossiper = "org.apache.cassandra.net:type=Gossiper";
 inline constexpr std::string_view kRuntime = "java.lang:type=Runtime";
 inline constexpr std::string_view kHintsService = "org.apache.cassandra.hints:type=HintsService";
-// Every metric of the HintsService (a pattern: one value per MBean), among them per peer Hints_created-<address>
-// (a Counter) and Hint_delays-<address> (a Histogram, one update per hint delivered).
-inline constexpr std::string_view kHintsServiceMetrics = "org.apache.cassandra.metrics:type=HintsService,name=*";
+// Every metric of the HintsService (a pattern: one value per MBean), among them per peer
+// Hints_created-<address> (a Counter) and Hint_delays-<address> (a Histogram, one update per hint delivered).
+inline constexpr std::string_view kHintsServiceMetrics =
+    "org.apache.cassandra.metrics:type=HintsService,name=*";
 }  // namespace mbean
 
 // One Jolokia request: a read of attributes of one MBean (always as a list, so that the value is an object
