@@ -16,11 +16,6 @@ const MemberRecord* member_of(const std::vector<MemberRecord>& members, const st
   return nullptr;
 }
 
-bool has_member(const std::set<std::string>& member_vms, const std::string& vm) {
-  return std::any_of(member_vms.begin(), member_vms.end(),
-                     [&](const std::string& m) { return iequals(m, vm); });
-}
-
 std::string joined(const std::vector<std::string>& values) {
   std::string out;
   for (const auto& v : values) out += (out.empty() ? "" : ", ") + v;
@@ -29,21 +24,30 @@ std::string joined(const std::vector<std::string>& values) {
 
 }  // namespace
 
+std::string vm_identity(const std::string& datacenter, const std::string& vm) {
+  return datacenter + "/" + to_upper(vm);
+}
+
 int rack_budget(int replication_factor) {
   return replication_factor - (replication_factor / 2 + 1);
 }
 
 bool is_stale(const DrainRecord& record, const std::set<std::string>& member_vms,
               const std::set<std::string>& up_host_ids) {
-  return !record.agentless && !has_member(member_vms, record.vm) && !record.host_id.empty() &&
-         up_host_ids.count(record.host_id) > 0;
+  // An older agent's member key may name no DC yet: its VM name alone then keeps the record live.
+  const bool member = member_vms.count(vm_identity(record.datacenter, record.vm)) ||
+                      member_vms.count(vm_identity("", record.vm));
+  return !record.agentless && !member && !record.host_id.empty() && up_host_ids.count(record.host_id) > 0;
 }
 
 AdmissionVerdict decide_admission(const AdmissionInput& in) {
   AdmissionVerdict v;
   std::set<std::string> racks;
   for (const auto& r : in.records) {
-    if (iequals(r.vm, in.vm)) continue;  // this agent's own record, from before a restart
+    if (iequals(r.vm, in.vm) && (r.datacenter.empty() || r.datacenter == in.datacenter)) {
+      v.own.push_back(r);  // this agent's own record, from before a restart
+      continue;
+    }
     if (is_stale(r, in.member_vms, in.up_host_ids)) {
       v.stale.push_back(r);
       continue;

@@ -21,7 +21,9 @@ std::string_view to_string(MemberPhase phase);
 std::optional<MemberPhase> member_phase_from(std::string_view text);
 std::ostream& operator<<(std::ostream& os, MemberPhase phase);
 
-// <prefix>/members/<vm>: bound to the agent's lease, so it disappears when the agent is gone.
+// <prefix>/members/<dc>/<vm>: bound to the agent's lease, so it disappears when the agent is gone. Records
+// are keyed by DC and VM because VM names are unique only within a region (SPEC 9, "Several regions"); each
+// value names its DC as well, so the flat keys of older agents (<prefix>/members/<vm>) read the same way.
 struct MemberRecord {
   std::string vm;
   int fault_domain = -1;
@@ -38,8 +40,8 @@ struct MemberRecord {
   bool operator==(const MemberRecord&) const = default;
 };
 
-// <prefix>/known/<vm>: no lease, so it outlives the agent: which node a VM of this cluster runs, for every
-// agent to map a VM named in an event to its node (SPEC 9), also when that VM's agent is gone.
+// <prefix>/known/<dc>/<vm>: no lease, so it outlives the agent: which node a VM of this cluster runs, for
+// every agent to map a VM named in an event to its node (SPEC 9), also when that VM's agent is gone.
 struct KnownRecord {
   std::string vm;
   int fault_domain = -1;
@@ -47,9 +49,9 @@ struct KnownRecord {
   bool operator==(const KnownRecord&) const = default;
 };
 
-// <prefix>/drains/<vm>: no lease; written in the admitting transaction, removed after restore_completed. Or
-// written by the watcher's leader (SPEC 9) for a VM without an agent listed in a pending event: `agentless`,
-// removed by the leader once the events are gone and the node is UN again.
+// <prefix>/drains/<dc>/<vm>: no lease; written in the admitting transaction, removed after restore_completed.
+// Or written by the watcher's leader (SPEC 9) for a VM without an agent listed in a pending event:
+// `agentless`, removed by the leader once the events are gone and the node is UN again.
 struct DrainRecord {
   std::string vm;
   std::string datacenter, rack, host_id;
@@ -57,8 +59,25 @@ struct DrainRecord {
   WallTime since{};
   bool agentless = false;         // "agentless": true in the JSON; absent in agents' own records
   std::int64_t mod_revision = 0;  // etcd's, filled when read (not part of the JSON)
+  std::string key;                // where it was read: deleted or guarded there (not part of the JSON)
   bool operator==(const DrainRecord&) const = default;
 };
+
+// A VM's identity across regions: "<dc>/<VM in upper case>" (VM names compare case-insensitively, as Azure's
+// do).
+std::string vm_identity(const std::string& datacenter, const std::string& vm);
+
+// The records of one DC (SPEC 9: an event's Resources are resolved against the own DC's VMs). A record that
+// names no DC (an older agent's member key written before nodetool answered, a drain recorded before it did)
+// is kept in every DC's view: it cannot be placed, and dropping it could hide a node that is out. An empty
+// `datacenter` (this agent's own DC not known yet) keeps everything.
+template <typename Record>
+std::vector<Record> in_datacenter(std::vector<Record> records, const std::string& datacenter) {
+  if (datacenter.empty()) return records;
+  std::erase_if(records,
+                [&](const Record& r) { return !r.datacenter.empty() && r.datacenter != datacenter; });
+  return records;
+}
 
 boost::json::object to_json(const MemberRecord& member);
 boost::json::object to_json(const DrainRecord& record);
@@ -84,7 +103,7 @@ struct AdmissionInput {
   std::string vm, datacenter, rack;  // this agent's node, as nodetool info reports it
   int replication_factor = 3;
   std::vector<DrainRecord> records;   // every drain record under the cluster's prefix
-  std::set<std::string> member_vms;   // VMs with a live member key
+  std::set<std::string> member_vms;   // vm_identity of every live member key, of every DC
   std::set<std::string> up_host_ids;  // host ids UN in this agent's own nodetool status
   ExactAdmissionCheck exact;          // empty, or answering nullopt: the rack count decides
   // Racks of this DC with a node out whatever the records say: a neighbour whose maintenance began (SPEC 9,
@@ -97,6 +116,7 @@ struct AdmissionVerdict {
   std::vector<std::string> out_racks;  // racks of the own DC with a counted drain record (own rack excluded)
   std::vector<DrainRecord> stale;      // to delete in the admitting transaction (never counted)
   std::vector<DrainRecord> counted;    // whose revisions the transaction compares
+  std::vector<DrainRecord> own;        // this agent's records as read (a flat key to delete on upgrade)
   std::string reason;                  // one line for the log
 };
 
@@ -105,12 +125,15 @@ struct AdmissionVerdict {
 // A record whose agent is gone but whose node is still down keeps counting: that rack is out. An agentless
 // record is never stale: its VM has no agent by definition and its node may show UN until the impact begins;
 // the watcher's leader removes it.
+// `member_vms` holds vm_identity values: a member of the same VM name in another DC is not this record's
+// agent.
 bool is_stale(const DrainRecord& record, const std::set<std::string>& member_vms,
               const std::set<std::string>& up_host_ids);
 
 // Admitted when `exact` admits with the counted records; without its answer, when the racks of the own DC
 // with a counted record, plus the own rack, are within the budget (out_racks is filled either way). The
-// agent's own record (left by its previous run) is neither counted against it nor stale.
+// agent's own records (left by its previous run, under either layout: its VM in its DC, or with no DC) are
+// neither counted against it nor stale; they are listed in `own` for the transaction to replace.
 AdmissionVerdict decide_admission(const AdmissionInput& input);
 
 struct SharedApprovalInput {

@@ -26,8 +26,17 @@ json::value holder_json(const std::optional<RoleHolder>& holder) {
 
 std::string holder_text(const json::value& v) {
   if (v.is_null()) return "none";
-  return std::string(v.at("vm").as_string()) + " (fd " + std::to_string(v.at("fault_domain").as_int64()) +
-         ")";
+  const std::string rack(v.at("rack").as_string());
+  return std::string(v.at("vm").as_string()) + " (" + (rack.empty() ? "" : "rack " + rack + ", ") + "fd " +
+         std::to_string(v.at("fault_domain").as_int64()) + ")";
+}
+
+// The member key of the record's VM in the record's DC (one that names no DC matches by name).
+bool has_member(const std::vector<MemberRecord>& members, const std::string& datacenter,
+                const std::string& vm) {
+  return std::any_of(members.begin(), members.end(), [&](const MemberRecord& m) {
+    return iequals(m.vm, vm) && (m.datacenter.empty() || m.datacenter == datacenter);
+  });
 }
 
 std::string str(const json::value& v) {
@@ -66,8 +75,7 @@ json::object fleet_view(const FleetInput& in) {
                                    {"hints", hints_of(m, in.members)},
                                    {"age_s", age_s(m.since, in.now)}});
   for (const auto& d : in.drains) {
-    const bool alive = std::any_of(in.members.begin(), in.members.end(),
-                                   [&](const MemberRecord& m) { return iequals(m.vm, d.vm); });
+    const bool alive = has_member(in.members, d.datacenter, d.vm);
     drains.push_back(json::object{{"vm", d.vm},
                                   {"datacenter", d.datacenter},
                                   {"rack", d.rack},
@@ -78,8 +86,7 @@ json::object fleet_view(const FleetInput& in) {
                                   {"agentless", d.agentless}});
   }
   for (const auto& k : in.known) {
-    const bool agent = std::any_of(in.members.begin(), in.members.end(),
-                                   [&](const MemberRecord& m) { return iequals(m.vm, k.vm); });
+    const bool agent = has_member(in.members, k.datacenter, k.vm);
     known.push_back(json::object{{"vm", k.vm},
                                  {"fault_domain", k.fault_domain},
                                  {"datacenter", k.datacenter},
@@ -121,13 +128,13 @@ json::object fleet_view(const FleetInput& in) {
                                   {"not_drained", strings(v.waiting)},
                                   {"without_member_key", strings(v.unregistered)}});
   }
-  return {
-      {"members", std::move(members)},
-      {"drains", std::move(drains)},
-      {"known", std::move(known)},
-      {"watcher", json::object{{"leader", holder_json(in.leader)}, {"secondary", holder_json(in.secondary)}}},
-      {"events", std::move(events)},
-      {"events_source", in.events ? "imds" : "etcd records"}};
+  json::object watchers;
+  for (const auto& [dc, roles] : in.watchers)
+    watchers[dc] =
+        json::object{{"leader", holder_json(roles.leader)}, {"secondary", holder_json(roles.secondary)}};
+  return {{"members", std::move(members)}, {"drains", std::move(drains)},
+          {"known", std::move(known)},     {"watcher", std::move(watchers)},
+          {"events", std::move(events)},   {"events_source", in.events ? "imds" : "etcd records"}};
 }
 
 std::string fleet_text(const json::object& view) {
@@ -135,9 +142,9 @@ std::string fleet_text(const json::object& view) {
   out << "members (" << view.at("members").as_array().size() << "):\n";
   for (const auto& v : view.at("members").as_array()) {
     const auto& m = v.as_object();
-    out << "  " << str(m.at("vm")) << "  " << str(m.at("phase")) << "  rack " << str(m.at("rack")) << "  fd "
-        << m.at("fault_domain").as_int64() << "  age " << m.at("age_s").as_int64() << " s  events "
-        << joined(m.at("events"));
+    out << "  " << str(m.at("vm")) << "  " << str(m.at("phase")) << "  dc " << str(m.at("datacenter"))
+        << "  rack " << str(m.at("rack")) << "  fd " << m.at("fault_domain").as_int64() << "  age "
+        << m.at("age_s").as_int64() << " s  events " << joined(m.at("events"));
     for (const auto& h : m.at("hints").as_array())
       out << "  holds hints for " << str(h.at("for")) << " (" << h.at("files").as_int64() << " files)";
     out << "\n";
@@ -145,8 +152,8 @@ std::string fleet_text(const json::object& view) {
   out << "drain records (" << view.at("drains").as_array().size() << "):\n";
   for (const auto& v : view.at("drains").as_array()) {
     const auto& d = v.as_object();
-    out << "  " << str(d.at("vm")) << "  rack " << str(d.at("rack")) << "  age " << d.at("age_s").as_int64()
-        << " s  events " << joined(d.at("events"))
+    out << "  " << str(d.at("vm")) << "  dc " << str(d.at("datacenter")) << "  rack " << str(d.at("rack"))
+        << "  age " << d.at("age_s").as_int64() << " s  events " << joined(d.at("events"))
         << (d.at("agentless").as_bool()      ? "  (agentless: written by the watcher)"
             : d.at("member_alive").as_bool() ? ""
                                              : "  (agent gone)")
@@ -155,13 +162,15 @@ std::string fleet_text(const json::object& view) {
   out << "known VMs (" << view.at("known").as_array().size() << "):\n";
   for (const auto& v : view.at("known").as_array()) {
     const auto& k = v.as_object();
-    out << "  " << str(k.at("vm")) << "  rack " << str(k.at("rack")) << "  fd "
-        << k.at("fault_domain").as_int64() << "  " << str(k.at("address"))
+    out << "  " << str(k.at("vm")) << "  dc " << str(k.at("datacenter")) << "  rack " << str(k.at("rack"))
+        << "  fd " << k.at("fault_domain").as_int64() << "  " << str(k.at("address"))
         << (k.at("agent").as_bool() ? "" : "  (no agent)") << "\n";
   }
-  const auto& watcher = view.at("watcher").as_object();
-  out << "watcher: leader " << holder_text(watcher.at("leader")) << ", secondary "
-      << holder_text(watcher.at("secondary")) << "\n";
+  if (view.at("watcher").as_object().empty()) out << "watcher: none\n";
+  for (const auto& [dc, roles] : view.at("watcher").as_object())
+    out << "watcher" << (dc.empty() ? std::string(" (older agents' key)") : " of " + std::string(dc))
+        << ": leader " << holder_text(roles.at("leader")) << ", secondary "
+        << holder_text(roles.at("secondary")) << "\n";
   out << "pending events (from " << str(view.at("events_source")) << "):\n";
   for (const auto& v : view.at("events").as_array()) {
     const auto& e = v.as_object();

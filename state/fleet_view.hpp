@@ -19,7 +19,7 @@ struct FleetInput {
   std::vector<MemberRecord> members;
   std::vector<DrainRecord> drains;
   std::vector<KnownRecord> known;
-  std::optional<RoleHolder> leader, secondary;        // the watcher's (nullopt: nobody holds the key)
+  std::map<std::string, WatcherRoles> watchers;       // by DC ("": older agents' flat keys)
   std::optional<std::vector<ScheduledEvent>> events;  // nullopt: IMDS could not be read
   WallTime now;
 };
@@ -28,7 +28,7 @@ struct FleetInput {
 //  "drains":[{"vm","datacenter","rack","host_id","events","age_s","member_alive","agentless"}],
 //  "known":[{"vm","fault_domain","datacenter","rack","address","host_id","agent"}] (agent: a live member
 //  key),
-//  "watcher":{"leader":{"vm","fault_domain"}|null,"secondary":{"vm","fault_domain"}|null},
+//  "watcher":{"<dc>":{"leader":{"vm","fault_domain","rack"}|null,"secondary":...|null}} (one per DC),
 //  "events":[{"event_id","event_type","status","resources","drained","not_drained","without_member_key"}]}
 // Events come from IMDS when given, else from the EventIds in the records (resources then unknown: []).
 boost::json::object fleet_view(const FleetInput& input);

@@ -41,7 +41,7 @@ std::string_view to_string(WatcherRole role) {
 }
 
 boost::json::object to_json(const RoleHolder& holder) {
-  return {{"vm", holder.vm}, {"fault_domain", holder.fault_domain}};
+  return {{"vm", holder.vm}, {"fault_domain", holder.fault_domain}, {"rack", holder.rack}};
 }
 
 Result<RoleHolder> role_holder_from_json(std::string_view text) {
@@ -50,17 +50,19 @@ Result<RoleHolder> role_holder_from_json(std::string_view text) {
   const auto* o = ec ? nullptr : v.if_object();
   const auto* vm = o ? o->if_contains("vm") : nullptr;
   const auto* fd = o ? o->if_contains("fault_domain") : nullptr;
-  if (!vm || !vm->is_string() || !fd || !fd->is_int64())
-    return make_error("watcher role: not an object with vm and fault_domain");
-  return RoleHolder{std::string(vm->get_string()), static_cast<int>(fd->get_int64())};
+  const auto* rack = o ? o->if_contains("rack") : nullptr;
+  if (!vm || !vm->is_string() || !fd || !fd->is_int64() || (rack && !rack->is_string()))
+    return make_error("watcher role: not an object with vm, fault_domain and an optional rack");
+  return RoleHolder{std::string(vm->get_string()), static_cast<int>(fd->get_int64()),
+                    rack ? std::string(rack->get_string()) : std::string()};
 }
 
-RoleDecision decide_role(const std::string& vm, int fault_domain, const std::optional<RoleHolder>& leader,
+RoleDecision decide_role(const RoleHolder& self, const std::optional<RoleHolder>& leader,
                          const std::optional<RoleHolder>& secondary) {
   RoleDecision d;
-  if (leader && iequals(leader->vm, vm))
+  if (leader && iequals(leader->vm, self.vm))
     d.current = WatcherRole::leader;
-  else if (secondary && iequals(secondary->vm, vm))
+  else if (secondary && iequals(secondary->vm, self.vm))
     d.current = WatcherRole::secondary;
   if (d.current == WatcherRole::leader) return d;
   if (!leader) {
@@ -68,7 +70,9 @@ RoleDecision decide_role(const std::string& vm, int fault_domain, const std::opt
     if (d.current == WatcherRole::secondary || !secondary) d.try_for = WatcherRole::leader;
     return d;
   }
-  if (!secondary && leader->fault_domain != fault_domain) d.try_for = WatcherRole::secondary;
+  const bool elsewhere =
+      leader->rack.empty() ? leader->fault_domain != self.fault_domain : leader->rack != self.rack;
+  if (!secondary && elsewhere) d.try_for = WatcherRole::secondary;
   return d;
 }
 

@@ -79,14 +79,20 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
         snap.known.push_back(std::move(*k));
       else
         ++snap.undecodable;
-    } else if (kv.key == keys.watcher_role(WatcherRole::leader) ||
-               kv.key == keys.watcher_role(WatcherRole::secondary)) {
+    } else if (kv.key.rfind(keys.watcher(), 0) == 0) {
+      // watcher/<dc>/<role>, or an older agent's watcher/<role> (DC "").
+      const std::string rest = kv.key.substr(keys.watcher().size());
+      const auto slash = rest.rfind('/');
+      const std::string dc = slash == std::string::npos ? "" : rest.substr(0, slash);
+      const std::string role = slash == std::string::npos ? rest : rest.substr(slash + 1);
+      if (role != to_string(WatcherRole::leader) && role != to_string(WatcherRole::secondary)) continue;
       auto holder = role_holder_from_json(kv.value);
       if (!holder) {
         ++snap.undecodable;
         continue;
       }
-      (kv.key == keys.watcher_role(WatcherRole::leader) ? snap.roles.leader : snap.roles.secondary) = *holder;
+      WatcherRoles& roles = snap.roles[dc];
+      (role == to_string(WatcherRole::leader) ? roles.leader : roles.secondary) = *holder;
     } else if (kv.key.rfind(keys.drains(), 0) == 0) {
       auto r = drain_record_from_json(kv.value);
       if (!r) {
@@ -94,10 +100,31 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
         continue;
       }
       r->mod_revision = kv.mod_revision;
+      r->key = kv.key;
       snap.drains.push_back(std::move(*r));
     }
   }
   co_return snap;
+}
+
+asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::string key, std::int64_t revision,
+                                                   EtcdOp op) {
+  std::vector<EtcdCompare> compare;
+  compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, key, "", revision);
+  std::vector<EtcdOp> success;
+  success.push_back(std::move(op));
+  std::vector<EtcdOp> failure;
+  auto txn = co_await client.txn(std::move(compare), std::move(success), std::move(failure));
+  if (!txn) co_return txn.error();
+  co_return txn->succeeded;
+}
+
+CoordinationSnapshot CoordinationSnapshot::of_datacenter(const std::string& datacenter) const {
+  CoordinationSnapshot out = *this;
+  out.members = in_datacenter(std::move(out.members), datacenter);
+  out.drains = in_datacenter(std::move(out.drains), datacenter);
+  out.known = in_datacenter(std::move(out.known), datacenter);
+  return out;
 }
 
 Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& config,
@@ -111,7 +138,7 @@ Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& con
   EtcdLeaseHandlers handlers;
   handlers.granted = [this](std::int64_t lease) {
     log_line(LogLevel::info, "coordination_lease_granted",
-             {{"lease", lease}, {"key", keys_.member(self_.vm)}});
+             {{"lease", lease}, {"key", keys_.member(self_.datacenter, self_.vm)}});
     member_dirty_ = true;  // a new lease: the member key is put under it
     if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
   };
@@ -175,8 +202,8 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read() {
   co_return co_await read_snapshot(*client_, keys_);
 }
 
-// One writer: the latest member value is put under the current lease, and known/<vm> (no lease) when the
-// identity changed; failures are retried every second.
+// One writer: the latest member value is put under the current lease once the DC is known, and
+// known/<dc>/<vm> (no lease) when the identity changed; failures are retried every second.
 asio::awaitable<void> Coordinator::write_member() {
   member_writing_ = true;
   while ((member_dirty_ || known_dirty_) && !stopped_) {
@@ -184,21 +211,22 @@ asio::awaitable<void> Coordinator::write_member() {
       known_dirty_ = false;
       const KnownRecord known{self_.vm,   self_.fault_domain, self_.datacenter,
                               self_.rack, address_,           self_.host_id};
-      auto put =
-          co_await client_->put(EtcdPut(keys_.known(self_.vm), boost::json::serialize(to_json(known))));
+      auto put = co_await client_->put(
+          EtcdPut(keys_.known(self_.datacenter, self_.vm), boost::json::serialize(to_json(known))));
       if (!put) {
         known_dirty_ = true;
         log_line(LogLevel::debug, "coordination_known_write_failed", {{"detail", describe(put.error())}});
         co_await sleep_for(ex_, 1s);
         continue;
       }
+      co_await remove_flat_known();
     }
-    if (!member_dirty_) continue;
+    if (!member_dirty_ || self_.datacenter.empty()) break;  // set_identity writes it once the DC is known
     const std::int64_t lease = keeper_->lease();
     if (lease == 0) break;  // the next grant writes it
     member_dirty_ = false;
     const std::string value = boost::json::serialize(to_json(self_));
-    auto put = co_await client_->put(EtcdPut(keys_.member(self_.vm), value, lease));
+    auto put = co_await client_->put(EtcdPut(keys_.member(self_.datacenter, self_.vm), value, lease));
     if (!put) {
       member_dirty_ = true;
       log_line(LogLevel::debug, "coordination_member_write_failed", {{"detail", describe(put.error())}});
@@ -222,11 +250,12 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   if (std::find(record.events.begin(), record.events.end(), to_upper(event_id)) == record.events.end())
     record.events.push_back(to_upper(event_id));
   record.since = WallClock::now();
-  const std::string own_key = keys_.drain(self_.vm);
   if (unconditional) {
     // An emergency drain at start-up comes before nodetool told the node's identity: the record would count
-    // no rack and no host (issue 41). What this agent wrote in known/<vm> at an earlier start names them.
+    // no rack and no host (issue 41). What this agent wrote in known/<dc>/<vm> at an earlier start names
+    // them.
     if (record.host_id.empty()) co_await fill_identity_from_known(record);
+    const std::string own_key = keys_.drain(record.datacenter, self_.vm);
     auto put = co_await client_->put(EtcdPut(own_key, boost::json::serialize(to_json(record))));
     if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}, 1};
     if (record.host_id.empty())
@@ -235,6 +264,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
           {{"key", own_key}, {"reason", "nodetool has not named the node yet and known/ holds no record"}});
     co_return AdmissionOutcome{CoordinationResult::allowed, "recorded unconditionally", {}, 1};
   }
+  const std::string own_key = keys_.drain(self_.datacenter, self_.vm);
   const std::string value = boost::json::serialize(to_json(record));
   const auto contended_until = std::chrono::steady_clock::now() + kAdmissionContention;
   for (int attempt = 1;; ++attempt) {
@@ -247,7 +277,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     in.rack = self_.rack;
     in.replication_factor = replication_factor_;
     in.records = snap->drains;
-    for (const auto& m : snap->members) in.member_vms.insert(m.vm);
+    for (const auto& m : snap->members) in.member_vms.insert(vm_identity(m.datacenter, m.vm));
     in.up_host_ids = std::move(up_host_ids);
     in.exact = exact;
     in.unavailable_racks = unavailable_racks;
@@ -261,7 +291,9 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
                          prefix_range_end(keys_.drains()), snap->revision + 1);
     std::vector<EtcdOp> success;
     success.emplace_back(EtcdPut(own_key, value));
-    for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(keys_.drain(stale.vm)));
+    for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(stale.key));
+    for (const auto& old : verdict.own)  // written by this VM's agent before its upgrade (a flat key)
+      if (old.key != own_key) success.emplace_back(EtcdDelete(old.key));
     std::vector<EtcdOp> failure;
     auto txn = co_await client_->txn(std::move(compare), std::move(success), std::move(failure));
     if (!txn) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(txn.error()), {}, attempt};
@@ -286,11 +318,22 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   }
 }
 
+// VM names repeat across regions: a name known in two DCs names neither node.
 asio::awaitable<void> Coordinator::fill_identity_from_known(DrainRecord& record) {
-  auto read = co_await client_->range(keys_.known(self_.vm));
-  if (!read || read->kvs.empty()) co_return;
-  auto known = known_record_from_json(read->kvs.front().value);
-  if (!known) co_return;
+  auto read = co_await client_->range(keys_.known(), prefix_range_end(keys_.known()));
+  if (!read) co_return;
+  std::vector<KnownRecord> mine;
+  for (const auto& kv : read->kvs)
+    if (auto known = known_record_from_json(kv.value); known && iequals(known->vm, self_.vm))
+      mine.push_back(std::move(*known));
+  if (mine.empty()) co_return;
+  const KnownRecord* known = &mine.front();
+  if (std::any_of(mine.begin(), mine.end(),
+                  [&](const KnownRecord& k) { return k.datacenter != known->datacenter; })) {
+    log_line(LogLevel::warning, "drain_record_identity_ambiguous",
+             {{"vm", self_.vm}, {"reason", "known records of several DCs name this VM"}});
+    co_return;
+  }
   record.datacenter = known->datacenter;
   record.rack = known->rack;
   record.host_id = known->host_id;
@@ -308,7 +351,7 @@ asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
   in.event_id = std::move(event_id);
   in.resources = std::move(resources);
   in.wait_for_unregistered = wait_for_unregistered;
-  for (auto& m : snap->members)
+  for (auto& m : in_datacenter(std::move(snap->members), self_.datacenter))  // Resources name own-DC VMs
     if (!iequals(m.vm, self_.vm)) in.members.push_back(std::move(m));
   if (keeper_->lease() != 0) in.members.push_back(self_);  // this agent's own view is the newest
   const SharedVerdict v = decide_shared_approval(in);
@@ -325,43 +368,68 @@ asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
 
 // Never a blind delete (issue 41): a retry that came after a later admission would delete that drain's
 // record. An admission asked since this release supersedes it; otherwise the record is read and deleted only
-// if its mod revision is still the one read, so a put landing between the two keeps its record.
+// if its mod revision is still the one read, so a put landing between the two keeps its record. Both layouts:
+// drains/<dc>/<vm>, and the flat drains/<vm> an older agent of this VM wrote (or this one, before nodetool
+// named the DC), deleted only when its value names this VM in this DC or in none.
 asio::awaitable<void> Coordinator::release() {
   const std::uint64_t admissions_before = admissions_asked_;
-  const std::string key = keys_.drain(self_.vm);
+  std::vector<std::string> keys{keys_.drain(self_.datacenter, self_.vm)};
+  if (!self_.datacenter.empty()) keys.push_back(keys_.drain("", self_.vm));
+  for (const auto& key : keys)
+    if (!co_await release_key(key, admissions_before)) co_return;
+}
+
+asio::awaitable<bool> Coordinator::release_key(const std::string& key, std::uint64_t admissions_before) {
   const auto superseded = [&] {
     if (admissions_asked_ == admissions_before) return false;
     log_line(LogLevel::info, "drain_record_release_superseded",
              {{"key", key}, {"reason", "a later drain was recorded since the release was asked"}});
     return true;
   };
+  const auto mine = [&](const std::string& value) {
+    auto record = drain_record_from_json(value);
+    return record && iequals(record->vm, self_.vm) &&
+           (record->datacenter.empty() || record->datacenter == self_.datacenter);
+  };
   for (auto delay = 1s; !stopped_; delay = std::min<std::chrono::seconds>(delay * 2, 10s)) {
-    if (superseded()) co_return;
+    if (superseded()) co_return false;
     auto read = co_await client_->range(key);
     std::optional<EtcdFailure> failure;
     if (!read) {
       failure = read.error();
-    } else if (read->kvs.empty()) {
-      co_return;
+    } else if (read->kvs.empty() || !mine(read->kvs.front().value)) {
+      co_return true;
     } else if (superseded()) {
-      co_return;
+      co_return false;
     } else {
-      std::vector<EtcdCompare> compare;
-      compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, key, "",
-                           read->kvs.front().mod_revision);
-      std::vector<EtcdOp> success;
-      success.emplace_back(EtcdDelete(key));
-      auto txn = co_await client_->txn(std::move(compare), std::move(success), {});
-      if (txn) {
-        if (txn->succeeded) log_line(LogLevel::info, "drain_record_removed", {{"key", key}});
-        co_return;
+      auto done = co_await guarded(*client_, key, read->kvs.front().mod_revision, EtcdDelete(key));
+      if (done) {
+        if (*done) log_line(LogLevel::info, "drain_record_removed", {{"key", key}});
+        co_return true;
       }
-      failure = txn.error();
+      failure = done.error();
     }
     log_line(LogLevel::warning, "drain_record_removal_failed",
-             {{"detail", describe(*failure)}, {"retry_in_s", delay.count()}});
+             {{"key", key}, {"detail", describe(*failure)}, {"retry_in_s", delay.count()}});
     co_await sleep_for(ex_, delay);
   }
+  co_return false;
+}
+
+// Once known/<dc>/<vm> is written, an older agent's known/<vm> for this VM and DC is only a duplicate; one of
+// another DC's VM of the same name (an older agent there) is left alone. Best effort: a failure leaves a
+// duplicate that reads the same.
+asio::awaitable<void> Coordinator::remove_flat_known() {
+  if (self_.datacenter.empty()) co_return;
+  const std::string key = keys_.known("", self_.vm);
+  auto read = co_await client_->range(key);
+  if (!read || read->kvs.empty()) co_return;
+  auto known = known_record_from_json(read->kvs.front().value);
+  if (!known || known->datacenter != self_.datacenter) co_return;
+  auto done = co_await guarded(*client_, key, read->kvs.front().mod_revision, EtcdDelete(key));
+  if (done && *done)
+    log_line(LogLevel::info, "flat_record_removed",
+             {{"key", key}, {"replaced_by", keys_.known(self_.datacenter, self_.vm)}});
 }
 
 asio::awaitable<void> Coordinator::shutdown() {

@@ -26,36 +26,50 @@ namespace cla {
 // be read (the config check already read it once; it may have changed since).
 Result<EtcdClientOptions> etcd_client_options(const CoordinationConfig& coordination);
 
-// "/cassandra-lifecycle-agent/<cluster>/" and the keys under it.
+// "/cassandra-lifecycle-agent/<cluster>/" and the keys under it, by DC and VM (SPEC 9, "Several regions"):
+// members/<dc>/<vm>, drains/<dc>/<vm>, known/<dc>/<vm>, watcher/<dc>/{leader,secondary}. An empty DC gives
+// the flat key of older agents (members/<vm>, watcher/leader): what they wrote, and where a drain is recorded
+// when nodetool has not named the node's DC yet.
 struct CoordinationKeys {
   std::string prefix;
   std::string members() const { return prefix + "members/"; }
   std::string drains() const { return prefix + "drains/"; }
   std::string known() const { return prefix + "known/"; }
-  std::string known(const std::string& vm) const { return known() + vm; }
-  std::string member(const std::string& vm) const { return members() + vm; }
-  std::string drain(const std::string& vm) const { return drains() + vm; }
   std::string watcher() const { return prefix + "watcher/"; }
-  std::string watcher_role(WatcherRole role) const { return watcher() + std::string(to_string(role)); }
+  std::string member(const std::string& dc, const std::string& vm) const { return under(members(), dc) + vm; }
+  std::string drain(const std::string& dc, const std::string& vm) const { return under(drains(), dc) + vm; }
+  std::string known(const std::string& dc, const std::string& vm) const { return under(known(), dc) + vm; }
+  std::string watcher(const std::string& dc) const { return under(watcher(), dc); }
+  std::string watcher_role(const std::string& dc, WatcherRole role) const {
+    return watcher(dc) + std::string(to_string(role));
+  }
+
+ private:
+  static std::string under(const std::string& base, const std::string& dc) {
+    return dc.empty() ? base : base + dc + "/";
+  }
 };
 CoordinationKeys coordination_keys(const std::string& cluster);
 
-// Who holds the watcher's keys (SPEC 9); nullopt: nobody (or a value that does not decode).
-struct WatcherRoles {
-  std::optional<RoleHolder> leader, secondary;
-};
-
-// Everything under the prefix, decoded; values that do not decode are skipped (and counted).
+// Everything under the prefix, both layouts, decoded; values that do not decode are skipped (and counted).
+// Records carry their DC in the value, so a flat key reads as a keyed one.
 struct CoordinationSnapshot {
   std::vector<MemberRecord> members;
   std::vector<DrainRecord> drains;
   std::vector<KnownRecord> known;
-  WatcherRoles roles;
+  std::map<std::string, WatcherRoles> roles;  // by DC; "": older agents' watcher/leader and watcher/secondary
   std::int64_t revision = 0;
   int undecodable = 0;
+  // The members, drains and known VMs of one DC (in_datacenter), roles kept whole.
+  CoordinationSnapshot of_datacenter(const std::string& datacenter) const;
 };
 boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
                                                                                 const CoordinationKeys& keys);
+
+// `op` (a put or delete of `key`) in one transaction, only if `key`'s mod revision is still `revision` (0:
+// absent): a record written since it was read is never overwritten or deleted. True when applied.
+boost::asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::string key,
+                                                          std::int64_t revision, EtcdOp op);
 
 class Coordinator {
  public:
@@ -67,11 +81,16 @@ class Coordinator {
   void set_member(MemberPhase phase, std::vector<std::string> events, std::vector<std::string> approved);
   // SPEC 3.10: the host ids this node holds hints for, with their files (empty: none, or nobody catches up).
   void set_hints_for(std::map<std::string, std::int64_t> hints_for);
-  // The node's DC, rack, host id and address, as nodetool reports them: the member key and known/<vm>.
+  // The node's DC, rack, host id and address, as nodetool reports them: the member key and known/<dc>/<vm>.
+  // Until the DC is known no member key is written: its key names the DC.
   void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id,
                     const std::string& address);
   // Everything under the cluster's prefix (members, drains, known VMs), read now.
   boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read();
+  // The node's DC as nodetool last named it ("" until then).
+  const std::string& datacenter() const { return self_.datacenter; }
+  // This agent as a watcher role's value: VM, fault domain, rack.
+  RoleHolder role_holder() const { return {self_.vm, self_.fault_domain, self_.rack}; }
 
   // Records this node's drain: when `exact` (the replication verdict with the recorded drains' nodes
   // unavailable) admits it, or within the rack budget when it cannot judge (stale records deleted in the same
@@ -83,7 +102,8 @@ class Coordinator {
   boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
                                                        std::vector<std::string> resources,
                                                        bool wait_for_unregistered);
-  // The watcher (coordinator_watcher.cpp). Who holds the roles (one range over watcher/).
+  // The watcher of this agent's DC (coordinator_watcher.cpp). Who holds the roles (one range over
+  // watcher/<dc>/).
   boost::asio::awaitable<Result<WatcherRoles, EtcdFailure>> read_roles();
   // Takes the role's key under this agent's lease if nobody holds it (create_revision == 0); the leader's
   // key taken by the secondary drops its secondary key in the same transaction. True when taken.
@@ -99,8 +119,12 @@ class Coordinator {
 
  private:
   boost::asio::awaitable<void> write_member();
-  // The node's DC, rack and host id from this VM's known/<vm> record, when there is one.
+  // release() of one key; false when superseded by a later admission or stopped (nothing more to release).
+  boost::asio::awaitable<bool> release_key(const std::string& key, std::uint64_t admissions_before);
+  // The node's DC, rack and host id from this VM's known record, when exactly one DC's names this VM.
   boost::asio::awaitable<void> fill_identity_from_known(DrainRecord& record);
+  // An older agent's known/<vm> of this VM and DC, deleted once known/<dc>/<vm> is written (if unchanged).
+  boost::asio::awaitable<void> remove_flat_known();
   // `options` with TLS failures logged as tls_error: at most once a minute per member and reason.
   EtcdClientOptions logging_tls_failures(EtcdClientOptions options);
 
@@ -109,12 +133,12 @@ class Coordinator {
   CoordinationKeys keys_;
   int replication_factor_;
   MemberRecord self_;
-  std::string address_;                       // the node's, for known/<vm>
+  std::string address_;                       // the node's, for known/<dc>/<vm>
   std::unique_ptr<EtcdClient> client_;        // admission, reads, member writes
   std::unique_ptr<EtcdClient> lease_client_;  // keepalives never queue behind a transaction
   std::unique_ptr<EtcdLeaseKeeper> keeper_;
   bool member_dirty_ = false;
-  bool known_dirty_ = false;  // known/<vm> needs writing (no lease: once per identity)
+  bool known_dirty_ = false;  // known/<dc>/<vm> needs writing (no lease: once per identity)
   bool member_writing_ = false;
   bool stopped_ = false;
   std::uint64_t admissions_asked_ = 0;  // admit() calls so far: a release older than the last one is void

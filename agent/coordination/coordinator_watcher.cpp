@@ -1,6 +1,6 @@
-// The watcher's etcd side (SPEC 9): who holds the leader's and the secondary's keys, taking one under this
-// agent's lease only if absent, and the leader's agentless drain records written and removed only if nobody
-// changed them since they were read. What to do is state/watcher's decision.
+// The watcher's etcd side (SPEC 9), one per DC: who holds the leader's and the secondary's keys, taking one
+// under this agent's lease only if absent, and the leader's agentless drain records written and removed only
+// if nobody changed them since they were read. What to do is state/watcher's decision.
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
 
@@ -11,47 +11,31 @@ namespace cla {
 
 namespace asio = boost::asio;
 
-namespace {
-
-// `op` on drains/<vm> only if the record is as read (mod_revision; 0: still absent), so that an agent back in
-// time to record its own drain, or another leader, is never overwritten. True when applied.
-asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::string key, std::int64_t revision,
-                                                   EtcdOp op) {
-  std::vector<EtcdCompare> compare;
-  compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, key, "", revision);
-  std::vector<EtcdOp> success;
-  success.push_back(std::move(op));
-  std::vector<EtcdOp> failure;
-  auto txn = co_await client.txn(std::move(compare), std::move(success), std::move(failure));
-  if (!txn) co_return txn.error();
-  co_return txn->succeeded;
-}
-
-}  // namespace
-
 asio::awaitable<Result<WatcherRoles, EtcdFailure>> Coordinator::read_roles() {
-  auto range = co_await client_->range(keys_.watcher(), prefix_range_end(keys_.watcher()));
+  const std::string& dc = self_.datacenter;
+  auto range = co_await client_->range(keys_.watcher(dc), prefix_range_end(keys_.watcher(dc)));
   if (!range) co_return range.error();
   WatcherRoles roles;
   for (const auto& kv : range->kvs) {
     auto holder = role_holder_from_json(kv.value);
     if (!holder) continue;
-    if (kv.key == keys_.watcher_role(WatcherRole::leader)) roles.leader = *holder;
-    if (kv.key == keys_.watcher_role(WatcherRole::secondary)) roles.secondary = *holder;
+    if (kv.key == keys_.watcher_role(dc, WatcherRole::leader)) roles.leader = *holder;
+    if (kv.key == keys_.watcher_role(dc, WatcherRole::secondary)) roles.secondary = *holder;
   }
   co_return roles;
 }
 
 asio::awaitable<bool> Coordinator::try_role(WatcherRole role, bool release_secondary) {
   const std::int64_t lease = keeper_->lease();
-  if (lease == 0 || stopped_) co_return false;  // the role's key lives only as long as this agent's lease
-  const std::string key = keys_.watcher_role(role);
+  // The role's key lives only as long as this agent's lease, and names the DC it watches.
+  if (lease == 0 || stopped_ || self_.datacenter.empty()) co_return false;
+  const std::string key = keys_.watcher_role(self_.datacenter, role);
   std::vector<EtcdCompare> compare;
   compare.emplace_back(EtcdCompare::Target::create, EtcdCompare::Op::equal, key, "", 0);
   std::vector<EtcdOp> success;
-  success.emplace_back(
-      EtcdPut(key, boost::json::serialize(to_json(RoleHolder{self_.vm, self_.fault_domain})), lease));
-  if (release_secondary) success.emplace_back(EtcdDelete(keys_.watcher_role(WatcherRole::secondary)));
+  success.emplace_back(EtcdPut(key, boost::json::serialize(to_json(role_holder())), lease));
+  if (release_secondary)
+    success.emplace_back(EtcdDelete(keys_.watcher_role(self_.datacenter, WatcherRole::secondary)));
   std::vector<EtcdOp> failure;
   auto txn = co_await client_->txn(std::move(compare), std::move(success), std::move(failure));
   if (!txn) {
@@ -64,17 +48,22 @@ asio::awaitable<bool> Coordinator::try_role(WatcherRole role, bool release_secon
 
 asio::awaitable<std::vector<DrainRecord>> Coordinator::apply_watcher(WatcherPlan plan) {
   std::vector<DrainRecord> written;
+  const auto key_of = [&](const DrainRecord& record) {
+    return record.key.empty() ? keys_.drain(record.datacenter, record.vm) : record.key;
+  };
   for (auto& record : plan.put) {
-    EtcdOp put = EtcdPut(keys_.drain(record.vm), boost::json::serialize(to_json(record)));
-    auto done = co_await guarded(*client_, keys_.drain(record.vm), record.mod_revision, std::move(put));
+    const std::string key = key_of(record);
+    EtcdOp put = EtcdPut(key, boost::json::serialize(to_json(record)));
+    auto done = co_await guarded(*client_, key, record.mod_revision, std::move(put));
     if (done && *done) written.push_back(std::move(record));
     if (!done)
       log_line(LogLevel::warning, "agentless_record_write_failed",
                {{"vm", record.vm}, {"detail", describe(done.error())}});
   }
   for (const auto& record : plan.remove) {
-    EtcdOp del = EtcdDelete(keys_.drain(record.vm));
-    auto done = co_await guarded(*client_, keys_.drain(record.vm), record.mod_revision, std::move(del));
+    const std::string key = key_of(record);
+    EtcdOp del = EtcdDelete(key);
+    auto done = co_await guarded(*client_, key, record.mod_revision, std::move(del));
     if (done && *done)
       log_line(LogLevel::info, "agentless_record_removed",
                {{"vm", record.vm},

@@ -55,8 +55,7 @@ int run_fleet(const Config& config, bool json, std::ostream& out, std::ostream& 
   input.members = (*snapshot)->members;
   input.drains = (*snapshot)->drains;
   input.known = (*snapshot)->known;
-  input.leader = (*snapshot)->roles.leader;
-  input.secondary = (*snapshot)->roles.secondary;
+  input.watchers = (*snapshot)->roles;
   input.now = WallClock::now();
   if (document && *document)
     input.events = (*document)->events;

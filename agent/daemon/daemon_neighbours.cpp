@@ -45,7 +45,9 @@ void Daemon::start_fleet_read() {
 }
 
 asio::awaitable<void> Daemon::refresh_fleet_view() {
-  auto snap = co_await coordinator_->read();
+  auto read = co_await coordinator_->read();
+  // Events name VMs of this availability set: this DC's (SPEC 9, "Several regions").
+  const auto snap = read ? std::optional(read->of_datacenter(coordinator_->datacenter())) : std::nullopt;
   if (snap && !stopping_) {
     approved_by_members_.clear();
     for (const auto& member : snap->members)
@@ -55,8 +57,8 @@ asio::awaitable<void> Daemon::refresh_fleet_view() {
     for (const auto& member : snap->members)  // a live agent's word over a record written earlier
       if (!member.host_id.empty()) host_by_vm_[to_upper(member.vm)] = member.host_id;
     observe_neighbours(last_events_);
-  } else if (!snap) {
-    log_line(LogLevel::debug, "fleet_view_read_failed", {{"detail", describe(snap.error())}});
+  } else if (!read) {
+    log_line(LogLevel::debug, "fleet_view_read_failed", {{"detail", describe(read.error())}});
   }
   fleet_reading_ = false;
   fleet_read_done_.cancel();  // a gate check waiting for this read goes on

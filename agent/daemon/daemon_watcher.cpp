@@ -31,6 +31,7 @@ bool Daemon::watch_due() {
 }
 
 asio::awaitable<void> Daemon::watch() {
+  if (coordinator_->datacenter().empty()) co_return;  // the watcher is one per DC: nodetool names it first
   watching_ = true;
   const OnExit watched([this] { watching_ = false; });  // the next poll steps again, whatever this one did
   failpoint("watcher_step");
@@ -47,7 +48,7 @@ asio::awaitable<std::optional<bool>> Daemon::watch_roles() {
     log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(roles.error())}});
     co_return std::nullopt;  // the role stays as last known: its key lives as long as the lease
   }
-  const RoleDecision d = decide_role(resource_name_, fault_domain_, roles->leader, roles->secondary);
+  const RoleDecision d = decide_role(coordinator_->role_holder(), roles->leader, roles->secondary);
   WatcherRole role = d.current;
   if (d.try_for && co_await coordinator_->try_role(*d.try_for, d.current == WatcherRole::secondary))
     role = *d.try_for;
@@ -60,20 +61,22 @@ asio::awaitable<std::optional<bool>> Daemon::watch_roles() {
 asio::awaitable<std::optional<bool>> Daemon::lead() {
   // Nothing listed and no agentless record to release: no read of the whole prefix at an idle poll.
   if (last_events_.empty() && !agentless_pending_) co_return std::nullopt;
-  auto snap = co_await coordinator_->read();
+  auto read = co_await coordinator_->read();
   if (stopping_) co_return std::nullopt;
-  if (!snap) {
-    log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(snap.error())}});
+  if (!read) {
+    log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(read.error())}});
     co_return std::nullopt;
   }
-  const bool catching_up = another_catches_up(snap->members);
+  // Catching up counts across DCs (host ids are unique); agentless VMs are this DC's (SPEC 9, per DC).
+  const bool catching_up = another_catches_up(read->members);
+  auto snap = read->of_datacenter(coordinator_->datacenter());
   agentless_pending_ =
-      std::any_of(snap->drains.begin(), snap->drains.end(), [](const DrainRecord& r) { return r.agentless; });
+      std::any_of(snap.drains.begin(), snap.drains.end(), [](const DrainRecord& r) { return r.agentless; });
   WatcherInput in;
   in.self = resource_name_;
-  in.members = std::move(snap->members);
-  in.known = std::move(snap->known);
-  in.drains = std::move(snap->drains);
+  in.members = std::move(snap.members);
+  in.known = std::move(snap.known);
+  in.drains = std::move(snap.drains);
   in.events = last_events_;
   for (auto& event : in.events)  // NotBefore into the core's time, as `now`
     if (event.not_before) event.not_before = clock_.from_wall(*event.not_before);

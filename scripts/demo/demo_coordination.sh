@@ -105,7 +105,7 @@ has_new_secondary() { [[ -n $(new_secondary "$@") ]]; }
 # first VM's rack out. The driver plays the agentless VM's reboot on its node (nobody drained it).
 agentless_scene() {
   local watcher i x="" y="" rack ea eb nb_a nb_b removal restores since=$EPOCHREALTIME
-  watcher=$(fleet_view --json | jq -c .watcher)
+  watcher=$(fleet_view --json | jq -c '[.watcher[]][0] // {}')  # the one DC's watcher
   for ((i = vms - 1; i >= 0; i--)); do
     jq -e --arg vm "vm$i" '.leader.vm == $vm or .secondary.vm == $vm' <<<"$watcher" >/dev/null && continue
     if [[ -z $x ]]; then
@@ -161,7 +161,7 @@ agentless_scene() {
 # Scene 2: the watcher's leader killed (SIGKILL: no revoke, its lease expires), the secondary leads.
 takeover_scene() {
   local watcher leader secondary killed_at took
-  watcher=$(fleet_view --json | jq -c .watcher)
+  watcher=$(fleet_view --json | jq -c '[.watcher[]][0] // {}')  # the one DC's watcher
   leader=$(jq -r '.leader.vm // empty' <<<"$watcher")
   secondary=$(jq -r '.secondary.vm // empty' <<<"$watcher")
   [[ -n $leader && -n $secondary ]] || die "fleet shows no watcher leader and secondary: $watcher"

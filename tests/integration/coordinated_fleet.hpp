@@ -42,8 +42,9 @@ class CoordinatedFleet {
   ImdsEmulatorProcess& emulator() { return *emulator_; }
   EtcdCluster& etcd() { return *etcd_; }
   std::string node(int vm) const { return "127.0.1." + std::to_string(vm + 1); }
-  static constexpr const char* kDrains = "/cassandra-lifecycle-agent/c1/drains/";
-  static constexpr const char* kMembers = "/cassandra-lifecycle-agent/c1/members/";
+  // The fleet's DC's records (SPEC 9: keyed by DC and VM).
+  static constexpr const char* kDrains = "/cassandra-lifecycle-agent/c1/drains/dc1/";
+  static constexpr const char* kMembers = "/cassandra-lifecycle-agent/c1/members/dc1/";
 
   // Policy and coordination keys merged over the base (drain_lead_s 10, unsafe_drain_lead_s 1,
   // no_impact_freeze_max_s 0, 250 ms polls; coordination on the fixture's etcd when coordinated, lease_ttl_s

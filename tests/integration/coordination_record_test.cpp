@@ -24,7 +24,7 @@ std::string drain_key(const std::string& vm) {
 }
 
 std::string known_key(const std::string& vm) {
-  std::string key("/cassandra-lifecycle-agent/c1/known/");
+  std::string key("/cassandra-lifecycle-agent/c1/known/dc1/");
   key.append(vm);
   return key;
 }
@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(an_emergency_drains_record_is_written_once_etcd_is_back) {
 }
 
 // The agent restarts with JMX hung while its node's event is Started: nodetool names nothing, and the
-// emergency record takes the node's DC, rack and host id from the known/vm0 record its first run wrote.
+// emergency record takes the node's DC, rack and host id from the known/dc1/vm0 record its first run wrote.
 BOOST_AUTO_TEST_CASE(an_emergency_at_start_up_with_jmx_hung_records_the_node_from_known) {
   CoordinatedFleet fleet(1, true);
   fleet.start(0);

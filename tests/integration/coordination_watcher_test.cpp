@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(the_leader_holds_an_agentless_vms_rack_out_of_admission_unt
   BOOST_TEST(cla::test::wait_until([&] { return !agentless_record(fleet, "vm2"); },
                                    fleet.until_restored(agentless) + fleet.admission_ceiling()));
   const auto view = fleet.fleet_json(0);
-  BOOST_TEST(!view.at("watcher").at("leader").is_null());
+  BOOST_TEST(!view.at("watcher").at("dc1").at("leader").is_null());
 }
 
 BOOST_AUTO_TEST_CASE(the_leader_killed_the_secondary_leads_within_a_lease_and_a_poll) {
@@ -153,8 +153,9 @@ BOOST_AUTO_TEST_CASE(the_leader_killed_the_secondary_leads_within_a_lease_and_a_
   BOOST_TEST(cla::test::wait_until([&] { return holder(fleet, "secondary") == third; },
                                    fleet.within_a_poll() + fleet.admission_ceiling()));
   const auto view = fleet.fleet_json(third);
-  BOOST_TEST(view.at("watcher").at("leader").at("vm") == ("vm" + std::to_string(secondary)).c_str());
-  BOOST_TEST(view.at("watcher").at("secondary").at("vm") == ("vm" + std::to_string(third)).c_str());
+  BOOST_TEST(view.at("watcher").at("dc1").at("leader").at("vm") ==
+             ("vm" + std::to_string(secondary)).c_str());
+  BOOST_TEST(view.at("watcher").at("dc1").at("secondary").at("vm") == ("vm" + std::to_string(third)).c_str());
 }
 
 BOOST_AUTO_TEST_CASE(leader_and_secondary_killed_the_third_agent_leads) {

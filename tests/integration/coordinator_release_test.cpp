@@ -42,7 +42,7 @@ struct ReleaseAfterHang {
   boost::asio::io_context ioc;
   cla::EtcdClientOptions options = options_for(etcd.endpoints(), kRequestTimeout);
   cla::Coordinator coordinator{ioc.get_executor(), config(), options, 3, vm0()};
-  const std::string key = "/cassandra-lifecycle-agent/c1/drains/vm0";
+  const std::string key = "/cassandra-lifecycle-agent/c1/drains/dc1/vm0";
   bool released = false;
 
   ReleaseAfterHang() {

@@ -71,6 +71,7 @@ class EtcdCluster {
 
   // Plain gateway calls on any running member, for test set-up and assertions.
   void put(const std::string& key, const std::string& value);
+  void del(const std::string& key);
   std::vector<std::pair<std::string, std::string>> get_prefix(const std::string& prefix);
   void revoke_lease(std::int64_t lease);
 

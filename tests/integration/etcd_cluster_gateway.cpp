@@ -93,6 +93,10 @@ void EtcdCluster::put(const std::string& key, const std::string& value) {
   call(std::string(etcd_codec::kPutPath), etcd_codec::encode_put({key, value, 0}));
 }
 
+void EtcdCluster::del(const std::string& key) {
+  call(std::string(etcd_codec::kDeleteRangePath), etcd_codec::encode_delete_range(EtcdDelete(key)));
+}
+
 std::vector<std::pair<std::string, std::string>> EtcdCluster::get_prefix(const std::string& prefix) {
   const auto body =
       call(std::string(etcd_codec::kRangePath), etcd_codec::encode_range(prefix, prefix_range_end(prefix)));

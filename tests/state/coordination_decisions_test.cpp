@@ -24,7 +24,7 @@ cla::AdmissionInput input(std::vector<cla::DrainRecord> records, int rf = 3) {
   in.rack = "rack1";
   in.replication_factor = rf;
   in.records = std::move(records);
-  in.member_vms = {"vm0", "vm3", "vm4", "vm6"};
+  for (const char* vm : {"vm0", "vm3", "vm4", "vm6"}) in.member_vms.insert(cla::vm_identity("dc1", vm));
   return in;
 }
 
@@ -114,6 +114,26 @@ BOOST_AUTO_TEST_CASE(the_exact_check_decides_over_the_counted_records_and_nullop
   BOOST_TEST(v.reason.find("rack2") != std::string::npos, v.reason);
 }
 
+// SPEC 9, "Several regions": VM names repeat across DCs. A member named vm5 in dc2 is not the agent of dc1's
+// vm5; dc2's vm0 is not this agent; this agent's record under an older agent's flat key (no DC) is its own.
+BOOST_AUTO_TEST_CASE(records_are_matched_by_dc_and_vm_not_by_name_alone) {
+  auto in = input({record("vm5", "rack2", "h5"), record("vm0", "rack2", "h0-dc2", "dc2"),
+                   record("vm0", "rack1", "h0", "")});
+  in.member_vms.insert(cla::vm_identity("dc2", "vm5"));
+  in.up_host_ids = {"h5"};
+  const auto v = cla::decide_admission(in);
+  BOOST_TEST_REQUIRE(v.stale.size() == 1u);
+  BOOST_TEST(v.stale[0].datacenter == "dc1");
+  BOOST_TEST_REQUIRE(v.counted.size() == 1u);
+  BOOST_TEST(v.counted[0].host_id == "h0-dc2");
+  BOOST_TEST_REQUIRE(v.own.size() == 1u);
+  BOOST_TEST(v.own[0].datacenter.empty());
+  BOOST_TEST(v.admitted, v.reason);  // dc2's rack does not count against dc1's budget
+
+  in.member_vms.insert(cla::vm_identity("", "vm5"));  // an older agent's member key, written with no DC
+  BOOST_TEST(cla::decide_admission(in).stale.empty());
+}
+
 BOOST_AUTO_TEST_CASE(a_record_without_member_whose_node_is_up_is_stale) {
   auto in = input({record("vm5", "rack2", "h5")});  // vm5 has no member key
   in.up_host_ids = {"h5"};
@@ -125,9 +145,9 @@ BOOST_AUTO_TEST_CASE(a_record_without_member_whose_node_is_up_is_stale) {
 }
 
 BOOST_AUTO_TEST_CASE(a_record_is_not_stale_while_its_agent_lives_or_its_node_is_down) {
-  BOOST_TEST(!cla::is_stale(record("vm5", "rack2", "h5"), {"vm0"}, {}));      // node down
-  BOOST_TEST(!cla::is_stale(record("vm3", "rack2", "h3"), {"vm3"}, {"h3"}));  // agent alive
-  BOOST_TEST(!cla::is_stale(record("vm5", "rack2", ""), {"vm0"}, {"h5"}));    // no host id: cannot tell
+  BOOST_TEST(!cla::is_stale(record("vm5", "rack2", "h5"), {"vm0"}, {}));          // node down
+  BOOST_TEST(!cla::is_stale(record("vm3", "rack2", "h3"), {"dc1/VM3"}, {"h3"}));  // agent alive
+  BOOST_TEST(!cla::is_stale(record("vm5", "rack2", ""), {"vm0"}, {"h5"}));        // no host id: cannot tell
   BOOST_TEST(cla::is_stale(record("vm5", "rack2", "h5"), {"vm0"}, {"h5"}));
   auto in = input({record("vm5", "rack2", "h5")});
   BOOST_TEST(!cla::decide_admission(in).admitted);  // gone agent, node still down: its rack is out

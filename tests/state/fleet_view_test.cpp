@@ -15,6 +15,7 @@ cla::MemberRecord member(std::string vm, cla::MemberPhase phase, std::vector<std
   cla::MemberRecord m;
   m.vm = std::move(vm);
   m.phase = phase;
+  m.datacenter = "dc1";
   m.rack = "rack1";
   m.events = std::move(events);
   m.since = kNow - std::chrono::seconds(42);
@@ -28,6 +29,7 @@ cla::FleetInput input() {
                 member("vm1", cla::MemberPhase::draining, {"E1"})};
   cla::DrainRecord gone;
   gone.vm = "vm7";
+  gone.datacenter = "dc1";
   gone.rack = "rack2";
   gone.events = {"E0"};
   gone.since = kNow - std::chrono::seconds(600);
@@ -55,7 +57,8 @@ BOOST_AUTO_TEST_CASE(events_from_imds_show_drained_not_drained_and_unregistered_
   BOOST_TEST(event.at("not_drained") == boost::json::array{"vm1"});
   BOOST_TEST(event.at("without_member_key") == boost::json::array{"vm2"});
   const std::string text = cla::fleet_text(view);
-  BOOST_TEST(text.find("vm7  rack rack2  age 600 s  events E0  (agent gone)") != std::string::npos, text);
+  BOOST_TEST(text.find("vm7  dc dc1  rack rack2  age 600 s  events E0  (agent gone)") != std::string::npos,
+             text);
 }
 
 BOOST_AUTO_TEST_CASE(without_imds_the_events_come_from_the_records) {
@@ -78,7 +81,8 @@ BOOST_AUTO_TEST_CASE(known_vms_are_listed_and_those_without_a_live_agent_marked)
   BOOST_TEST(!known[1].at("agent").as_bool());
   BOOST_TEST(known[1].at("address").as_string() == "10.0.0.8");
   const std::string text = cla::fleet_text(view);
-  BOOST_TEST(text.find("known VMs (2):\n  vm1  rack rack1  fd 0  10.0.0.2\n  vm7  rack rack2  fd 1  10.0.0.8 "
+  BOOST_TEST(text.find("known VMs (2):\n  vm1  dc dc1  rack rack1  fd 0  10.0.0.2\n  vm7  dc dc1  rack rack2 "
+                       " fd 1  10.0.0.8 "
                        " (no agent)\n") != std::string::npos,
              text);
 }
@@ -86,19 +90,28 @@ BOOST_AUTO_TEST_CASE(known_vms_are_listed_and_those_without_a_live_agent_marked)
 BOOST_AUTO_TEST_CASE(the_watchers_roles_are_shown_and_agentless_records_marked) {
   auto in = input();
   in.drains[0].agentless = true;
-  in.leader = cla::RoleHolder{"vm0", 0};
+  in.watchers["dc1"].leader = cla::RoleHolder{"vm0", 0, "rack1"};
   auto view = cla::fleet_view(in);
   BOOST_TEST(view.at("drains").as_array()[0].at("agentless").as_bool());
-  BOOST_TEST(view.at("watcher").at("leader").at("vm").as_string() == "vm0");
-  BOOST_TEST(view.at("watcher").at("secondary").is_null());
+  BOOST_TEST(view.at("watcher").at("dc1").at("leader").at("vm").as_string() == "vm0");
+  BOOST_TEST(view.at("watcher").at("dc1").at("secondary").is_null());
   std::string text = cla::fleet_text(view);
-  BOOST_TEST(text.find("vm7  rack rack2  age 600 s  events E0  (agentless: written by the watcher)\n") !=
+  BOOST_TEST(
+      text.find("vm7  dc dc1  rack rack2  age 600 s  events E0  (agentless: written by the watcher)\n") !=
+          std::string::npos,
+      text);
+  BOOST_TEST(
+      text.find("watcher of dc1: leader vm0 (rack rack1, fd 0), secondary none\n") != std::string::npos,
+      text);
+  in.watchers["dc1"].secondary = cla::RoleHolder{"vm1", 1, "rack2"};
+  in.watchers["dc2"].leader = cla::RoleHolder{"vm0", 0, "rack1"};  // the same VM name, another region
+  text = cla::fleet_text(cla::fleet_view(in));
+  BOOST_TEST(text.find("watcher of dc1: leader vm0 (rack rack1, fd 0), secondary vm1 (rack rack2, fd 1)\n") !=
                  std::string::npos,
              text);
-  BOOST_TEST(text.find("watcher: leader vm0 (fd 0), secondary none\n") != std::string::npos, text);
-  in.secondary = cla::RoleHolder{"vm1", 1};
-  text = cla::fleet_text(cla::fleet_view(in));
-  BOOST_TEST(text.find("watcher: leader vm0 (fd 0), secondary vm1 (fd 1)\n") != std::string::npos, text);
+  BOOST_TEST(
+      text.find("watcher of dc2: leader vm0 (rack rack1, fd 0), secondary none\n") != std::string::npos,
+      text);
 }
 
 // SPEC 3.10: a member catching up, and the hints another member's node holds for it, by the target's VM.
@@ -114,7 +127,7 @@ BOOST_AUTO_TEST_CASE(a_member_catching_up_and_the_hints_held_for_it_are_shown) {
   BOOST_TEST(hints[0].at("for").as_string() == "vm0");
   BOOST_TEST(hints[1].at("for").as_string() == "h9", "a host no member names: its host id");
   const std::string text = cla::fleet_text(view);
-  BOOST_TEST(text.find("vm0  catching_up  rack rack1") != std::string::npos, text);
+  BOOST_TEST(text.find("vm0  catching_up  dc dc1  rack rack1") != std::string::npos, text);
   BOOST_TEST(text.find("events E1  holds hints for vm0 (3 files)  holds hints for h9 (1 files)\n") !=
                  std::string::npos,
              text);

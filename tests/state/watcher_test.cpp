@@ -45,50 +45,79 @@ cla::WatcherInput base() {
 
 BOOST_AUTO_TEST_SUITE(watcher_test)
 
-BOOST_AUTO_TEST_CASE(roles_leader_first_then_secondary_in_another_fault_domain) {
-  const RoleHolder a{"vm0", 0}, b{"vm1", 1};
+BOOST_AUTO_TEST_CASE(roles_leader_first_then_secondary_in_another_rack) {
+  const RoleHolder a{"vm0", 0, "rack1"}, b{"vm1", 1, "rack2"};
   struct Row {
     const char* what;
-    std::string vm;
-    int fd;
+    RoleHolder self;
     std::optional<RoleHolder> leader, secondary;
     WatcherRole current;
     std::optional<WatcherRole> try_for;
   };
   const std::vector<Row> rows = {
       {"nobody holds either: everyone tries to lead",
-       "vm1",
-       1,
+       {"vm1", 1, "rack2"},
        {},
        {},
        WatcherRole::none,
        WatcherRole::leader},
-      {"the leader holds its key", "vm0", 0, a, {}, WatcherRole::leader, {}},
-      {"another fault domain takes the secondary's key",
-       "vm1",
-       1,
+      {"the leader holds its key", {"vm0", 0, "rack1"}, a, {}, WatcherRole::leader, {}},
+      {"another rack takes the secondary's key",
+       {"vm1", 1, "rack2"},
        a,
        {},
        WatcherRole::none,
        WatcherRole::secondary},
-      {"the leader's fault domain never is secondary", "vm3", 0, a, {}, WatcherRole::none, {}},
-      {"both held: nothing to try", "vm3", 0, a, b, WatcherRole::none, {}},
-      {"the secondary holds its key", "vm1", 1, a, b, WatcherRole::secondary, {}},
-      {"leader gone: the secondary takes over", "vm1", 1, {}, b, WatcherRole::secondary, WatcherRole::leader},
-      {"leader gone: the others leave it to the secondary", "vm3", 0, {}, b, WatcherRole::none, {}},
-      {"names compare case-insensitively", "VM0", 0, a, {}, WatcherRole::leader, {}},
-      {"after a takeover a third fault domain's agent is secondary",
-       "vm2",
-       2,
+      {"the leader's rack never is secondary", {"vm3", 0, "rack1"}, a, {}, WatcherRole::none, {}},
+      {"both held: nothing to try", {"vm3", 0, "rack1"}, a, b, WatcherRole::none, {}},
+      {"the secondary holds its key", {"vm1", 1, "rack2"}, a, b, WatcherRole::secondary, {}},
+      {"leader gone: the secondary takes over",
+       {"vm1", 1, "rack2"},
+       {},
+       b,
+       WatcherRole::secondary,
+       WatcherRole::leader},
+      {"leader gone: the others leave it to the secondary",
+       {"vm3", 0, "rack1"},
+       {},
+       b,
+       WatcherRole::none,
+       {}},
+      {"names compare case-insensitively", {"VM0", 0, "rack1"}, a, {}, WatcherRole::leader, {}},
+      {"after a takeover a third rack's agent is secondary",
+       {"vm2", 2, "rack3"},
        b,
        {},
        WatcherRole::none,
        WatcherRole::secondary},
-      {"and the old leader's fault domain too", "vm3", 0, b, {}, WatcherRole::none, WatcherRole::secondary},
+      {"zonal: one fault domain everywhere, another rack is secondary",
+       {"vm4", 0, "rack2"},
+       a,
+       {},
+       WatcherRole::none,
+       WatcherRole::secondary},
+      {"the leader's rack in another fault domain is not secondary either",
+       {"vm5", 2, "rack1"},
+       a,
+       {},
+       WatcherRole::none,
+       {}},
+      {"an older leader's value names no rack: its fault domain decides",
+       {"vm6", 0, "rack3"},
+       RoleHolder{"vm0", 0, ""},
+       {},
+       WatcherRole::none,
+       {}},
+      {"and the old leader's rack too",
+       {"vm3", 0, "rack1"},
+       b,
+       {},
+       WatcherRole::none,
+       WatcherRole::secondary},
   };
   for (const auto& row : rows) {
     BOOST_TEST_CONTEXT(row.what) {
-      const auto d = cla::decide_role(row.vm, row.fd, row.leader, row.secondary);
+      const auto d = cla::decide_role(row.self, row.leader, row.secondary);
       BOOST_TEST(name(d.current) == name(row.current));
       BOOST_TEST(name(d.try_for) == name(row.try_for));
     }
@@ -96,13 +125,17 @@ BOOST_AUTO_TEST_CASE(roles_leader_first_then_secondary_in_another_fault_domain) 
 }
 
 BOOST_AUTO_TEST_CASE(role_holder_round_trips_and_bad_values_are_refused) {
-  const RoleHolder h{"vm4", 1};
+  const RoleHolder h{"vm4", 1, "rack2"};
   const auto back = cla::role_holder_from_json(boost::json::serialize(cla::to_json(h)));
   BOOST_TEST_REQUIRE(back.ok());
   BOOST_TEST((*back == h));
   BOOST_TEST(!cla::role_holder_from_json("[]").ok());
   BOOST_TEST(!cla::role_holder_from_json(R"({"vm":"a"})").ok());
   BOOST_TEST(!cla::role_holder_from_json("not json").ok());
+  BOOST_TEST(!cla::role_holder_from_json(R"({"vm":"a","fault_domain":1,"rack":2})").ok());
+  const auto older = cla::role_holder_from_json(R"({"vm":"a","fault_domain":1})");  // an older agent's value
+  BOOST_TEST_REQUIRE(older.ok());
+  BOOST_TEST(older->rack.empty());
 }
 
 // vm2 (no member key) is listed in a Scheduled event due at kT0 + 20 s: nothing before NotBefore - 10 s,
