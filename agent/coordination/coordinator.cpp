@@ -60,6 +60,33 @@ CoordinationKeys coordination_keys(const std::string& cluster) {
   return {"/cassandra-lifecycle-agent/" + cluster + "/"};
 }
 
+std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,
+                                            const MemberRecord& self, AdmissionGuard guard) {
+  std::vector<EtcdCompare> compare;
+  if (!guard.rack_batched || snap.older_agents || self.datacenter.empty() || self.rack.empty()) {
+    compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::less, keys.drains(),
+                         prefix_range_end(keys.drains()), snap.revision + 1);
+    return compare;
+  }
+  std::set<std::string> racks;
+  for (const auto& [key, revision] : snap.rack_revisions) racks.insert(key);
+  const auto add = [&](const std::string& dc, const std::string& rack) {
+    if (!dc.empty() && !rack.empty()) racks.insert(keys.rack(dc, rack));
+  };
+  for (const auto& r : snap.drains) add(r.datacenter, r.rack);
+  for (const auto& k : snap.known) add(k.datacenter, k.rack);
+  for (const auto& m : snap.members) add(m.datacenter, m.rack);
+  racks.erase(keys.rack(self.datacenter, self.rack));
+  const std::string own_dc = keys.racks() + self.datacenter + "/";
+  for (const auto& key : racks) {
+    if (!guard.cross_dc && key.rfind(own_dc, 0) != 0) continue;
+    const auto read = snap.rack_revisions.find(key);
+    compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, key, "",
+                         read == snap.rack_revisions.end() ? 0 : read->second);
+  }
+  return compare;
+}
+
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
                                                                          const CoordinationKeys& keys) {
   auto range = co_await client.range(keys.prefix, prefix_range_end(keys.prefix));
@@ -68,6 +95,7 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
   snap.revision = range->revision;
   for (const auto& kv : range->kvs) {
     if (kv.key.rfind(keys.members(), 0) == 0) {
+      if (kv.key.find('/', keys.members().size()) == std::string::npos) snap.older_agents = true;
       auto m = member_from_json(kv.value);
       if (m)
         snap.members.push_back(std::move(*m));
@@ -93,6 +121,8 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
       }
       WatcherRoles& roles = snap.roles[dc];
       (role == to_string(WatcherRole::leader) ? roles.leader : roles.secondary) = *holder;
+    } else if (kv.key.rfind(keys.racks(), 0) == 0) {
+      snap.rack_revisions[kv.key] = kv.mod_revision;
     } else if (kv.key.rfind(keys.drains(), 0) == 0) {
       auto r = drain_record_from_json(kv.value);
       if (!r) {
@@ -108,11 +138,11 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdCli
 }
 
 asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::string key, std::int64_t revision,
-                                                   EtcdOp op) {
+                                                   EtcdOp op, std::vector<EtcdOp> also) {
   std::vector<EtcdCompare> compare;
   compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, key, "", revision);
-  std::vector<EtcdOp> success;
-  success.push_back(std::move(op));
+  std::vector<EtcdOp> success = std::move(also);
+  success.insert(success.begin(), std::move(op));
   std::vector<EtcdOp> failure;
   auto txn = co_await client.txn(std::move(compare), std::move(success), std::move(failure));
   if (!txn) co_return txn.error();
@@ -236,10 +266,19 @@ asio::awaitable<void> Coordinator::write_member() {
   member_writing_ = false;
 }
 
+std::vector<EtcdOp> Coordinator::rack_bump(const DrainRecord& record) const {
+  std::vector<EtcdOp> ops;
+  if (record.datacenter.empty() || record.rack.empty()) return ops;
+  ops.emplace_back(EtcdPut(keys_.rack(record.datacenter, record.rack),
+                           boost::json::serialize(boost::json::object{{"vm", record.vm}})));
+  return ops;
+}
+
 asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool unconditional,
                                                      std::set<std::string> up_host_ids,
                                                      ExactAdmissionCheck exact,
-                                                     std::set<std::string> unavailable_racks) {
+                                                     std::set<std::string> unavailable_racks,
+                                                     AdmissionGuard guard) {
   ++admissions_asked_;  // a release asked before this admission must not delete its record
   DrainRecord record;
   record.vm = self_.vm;
@@ -256,7 +295,9 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     // them.
     if (record.host_id.empty()) co_await fill_identity_from_known(record);
     const std::string own_key = keys_.drain(record.datacenter, self_.vm);
-    auto put = co_await client_->put(EtcdPut(own_key, boost::json::serialize(to_json(record))));
+    std::vector<EtcdOp> puts = rack_bump(record);
+    puts.emplace_back(EtcdPut(own_key, boost::json::serialize(to_json(record))));
+    auto put = co_await client_->txn({}, std::move(puts), {});
     if (!put) co_return AdmissionOutcome{CoordinationResult::unavailable, describe(put.error()), {}, 1};
     if (record.host_id.empty())
       log_line(
@@ -285,11 +326,8 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     up_host_ids = std::move(in.up_host_ids);
     if (!verdict.admitted)
       co_return AdmissionOutcome{CoordinationResult::refused, verdict.reason, verdict.out_racks, attempt};
-    // Guarded by the drains' revisions: no record under drains/ changed since the read.
-    std::vector<EtcdCompare> compare;
-    compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::less, keys_.drains(),
-                         prefix_range_end(keys_.drains()), snap->revision + 1);
-    std::vector<EtcdOp> success;
+    std::vector<EtcdCompare> compare = admission_compares(keys_, *snap, self_, guard);
+    std::vector<EtcdOp> success = rack_bump(record);
     success.emplace_back(EtcdPut(own_key, value));
     for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(stale.key));
     for (const auto& old : verdict.own)  // written by this VM's agent before its upgrade (a flat key)

@@ -36,6 +36,10 @@ struct CoordinationKeys {
   std::string drains() const { return prefix + "drains/"; }
   std::string known() const { return prefix + "known/"; }
   std::string watcher() const { return prefix + "watcher/"; }
+  // racks/<dc>/<rack>: put beside every drain record written in that rack, so that its mod revision changes
+  // with each of them; an admission that guards other racks only compares theirs (issue 40).
+  std::string racks() const { return prefix + "racks/"; }
+  std::string rack(const std::string& dc, const std::string& rack) const { return racks() + dc + "/" + rack; }
   std::string member(const std::string& dc, const std::string& vm) const { return under(members(), dc) + vm; }
   std::string drain(const std::string& dc, const std::string& vm) const { return under(drains(), dc) + vm; }
   std::string known(const std::string& dc, const std::string& vm) const { return under(known(), dc) + vm; }
@@ -58,6 +62,8 @@ struct CoordinationSnapshot {
   std::vector<DrainRecord> drains;
   std::vector<KnownRecord> known;
   std::map<std::string, WatcherRoles> roles;  // by DC; "": older agents' watcher/leader and watcher/secondary
+  std::map<std::string, std::int64_t> rack_revisions;  // racks/<dc>/<rack> key -> its mod revision
+  bool older_agents = false;                           // a member key without a DC (members/<vm>)
   std::int64_t revision = 0;
   int undecodable = 0;
   // The members, drains and known VMs of one DC (in_datacenter), roles kept whole.
@@ -66,10 +72,31 @@ struct CoordinationSnapshot {
 boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
                                                                                 const CoordinationKeys& keys);
 
-// `op` (a put or delete of `key`) in one transaction, only if `key`'s mod revision is still `revision` (0:
-// absent): a record written since it was read is never overwritten or deleted. True when applied.
+// `op` (a put or delete of `key`, with `also` beside it) in one transaction, only if `key`'s mod revision is
+// still `revision` (0: absent): a record written since it was read is never overwritten or deleted. True
+// when applied.
 boost::asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::string key,
-                                                          std::int64_t revision, EtcdOp op);
+                                                          std::int64_t revision, EtcdOp op,
+                                                          std::vector<EtcdOp> also = {});
+
+// What the admitting transaction guards against (issue 40). By default every drain record: any other
+// agent's commit since the read makes it read and decide again, so a rack's agents, admitted together in a
+// wave, commit one after the other. `rack_batched`: this node's rack holds one replica of every range at most
+// (rack_holds_one_replica_per_range, or the rack count decides), so its rack's other drains cannot short a
+// range its verdict counted on, and only the other racks' racks/<dc>/<rack> keys are compared: of this DC
+// when `cross_dc` is false (a LOCAL_ level), of every DC otherwise. Never batched while a member key is flat
+// (an older agent's admissions bump no rack key).
+struct AdmissionGuard {
+  bool rack_batched = false;
+  bool cross_dc = true;
+};
+
+// The admitting transaction's compares. Unbatched: no record under drains/ changed since the read. Batched:
+// the racks/<dc>/<rack> key of every other rack any record or key names (this DC's only when not cross_dc)
+// still at the revision read (0: still absent), so that a drain recorded in another rack since the read
+// makes this one read and decide again, and one in this rack does not.
+std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,
+                                            const MemberRecord& self, AdmissionGuard guard);
 
 class Coordinator {
  public:
@@ -98,7 +125,8 @@ class Coordinator {
   // `unavailable_racks`: racks of this DC out whatever the records (AdmissionInput).
   boost::asio::awaitable<AdmissionOutcome> admit(std::string event_id, bool unconditional,
                                                  std::set<std::string> up_host_ids, ExactAdmissionCheck exact,
-                                                 std::set<std::string> unavailable_racks = {});
+                                                 std::set<std::string> unavailable_racks = {},
+                                                 AdmissionGuard guard = {});
   boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
                                                        std::vector<std::string> resources,
                                                        bool wait_for_unregistered);
@@ -119,6 +147,8 @@ class Coordinator {
 
  private:
   boost::asio::awaitable<void> write_member();
+  // racks/<dc>/<rack> put beside a drain record of that rack (nothing when the record names no rack).
+  std::vector<EtcdOp> rack_bump(const DrainRecord& record) const;
   // release() of one key; false when superseded by a later admission or stopped (nothing more to release).
   boost::asio::awaitable<bool> release_key(const std::string& key, std::uint64_t admissions_before);
   // The node's DC, rack and host id from this VM's known record, when exactly one DC's names this VM.

@@ -54,7 +54,7 @@ asio::awaitable<std::vector<DrainRecord>> Coordinator::apply_watcher(WatcherPlan
   for (auto& record : plan.put) {
     const std::string key = key_of(record);
     EtcdOp put = EtcdPut(key, boost::json::serialize(to_json(record)));
-    auto done = co_await guarded(*client_, key, record.mod_revision, std::move(put));
+    auto done = co_await guarded(*client_, key, record.mod_revision, std::move(put), rack_bump(record));
     if (done && *done) written.push_back(std::move(record));
     if (!done)
       log_line(LogLevel::warning, "agentless_record_write_failed",

@@ -121,6 +121,7 @@ class Daemon {
   void maybe_refresh_schema(const char* why);
   boost::asio::awaitable<void> schema_for_check();
   ExactAdmissionCheck exact_admission() const;
+  AdmissionGuard admission_guard() const;
   // daemon_neighbours.cpp: other VMs of the set whose maintenance began (SPEC 3.4, 9), coordinated only.
   void observe_neighbours(const std::vector<ScheduledEvent>& events);
   void start_fleet_read();  // refresh_fleet_view, unless one is running

@@ -64,7 +64,7 @@ asio::awaitable<void> Daemon::admit(Admit a) {
     std::set<std::string> up = up_host_ids_;
     for (const auto& host_id : impacted_host_ids()) up.erase(host_id);
     outcome = co_await coordinator_->admit(a.event_id, a.forced, std::move(up), exact_admission(),
-                                           impacted_racks());
+                                           impacted_racks(), admission_guard());
   }
   if (stopping_) co_return;
   const bool abandoned = a.awaited && abandoned_since(generation);

@@ -8,6 +8,7 @@
 #include "agent/daemon/failpoint.hpp"
 #include "agent/daemon/on_exit.hpp"
 #include "agent/log.hpp"
+#include "cassandra/gate/rack_batching.hpp"
 #include "cassandra/gate/replication_gate.hpp"
 #include "cassandra/node_identity.hpp"
 #include "cassandra/nodetool_output/describecluster_parser.hpp"
@@ -268,6 +269,18 @@ asio::awaitable<void> Daemon::schema_for_check() {
 
 // Admission (SPEC 9) by the same verdict over the last refresh and check, the recorded drains' nodes counted
 // unavailable; nullopt (the rack count) without a schema, or with a record that names no host.
+// Issue 40: a rack's agents admitted together when its other drains cannot short a range this node's verdict
+// counted on (the rack count, without a schema, judges racks whole).
+AdmissionGuard Daemon::admission_guard() const {
+  AdmissionGuard guard;
+  if (!last_view_) return guard;
+  guard.rack_batched = !snapshot_ || rack_holds_one_replica_per_range(*snapshot_, last_view_->self.datacenter,
+                                                                      last_view_->self.rack);
+  const Consistency level = config_.topology.consistency;
+  guard.cross_dc = level != Consistency::local_quorum && level != Consistency::local_one;
+  return guard;
+}
+
 ExactAdmissionCheck Daemon::exact_admission() const {
   if (!snapshot_ || !last_view_) return {};
   // Neighbours whose maintenance began count as the recorded drains do (SPEC 9).

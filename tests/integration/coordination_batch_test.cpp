@@ -1,0 +1,107 @@
+// Admission that scales (issue 40): on a real etcd, the admitting transaction of a node whose rack holds one
+// replica per range guards the other racks only. Three agents read the records; rack1's vm0 then records its
+// drain. Its rack sibling vm3, batched, still commits on what it read (a wave's rack is admitted together);
+// rack2's vm1 must read and decide again; unbatched, vm3 must too, as every agent did before.
+#include <boost/asio.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "agent/coordination/coordinator.hpp"
+#include "etcd_client_support.hpp"
+
+using namespace cla::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto kRequestTimeout = 2s;
+
+cla::MemberRecord node(const std::string& vm, const std::string& rack, const std::string& host_id) {
+  cla::MemberRecord self;
+  self.vm = vm;
+  self.datacenter = "dc1";
+  self.rack = rack;
+  self.host_id = host_id;
+  return self;
+}
+
+struct ThreeAgents {
+  EtcdCluster etcd{[] {
+    EtcdClusterOptions options;
+    options.members = 1;
+    return options;
+  }()};
+  boost::asio::io_context ioc;
+  cla::EtcdClientOptions options = options_for(etcd.endpoints(), kRequestTimeout);
+  cla::EtcdClient client{ioc.get_executor(), options};
+  const cla::CoordinationKeys keys = cla::coordination_keys("c1");
+  const cla::MemberRecord vm0 = node("vm0", "rack1", "h0"), vm3 = node("vm3", "rack1", "h3"),
+                          vm1 = node("vm1", "rack2", "h1");
+
+  ThreeAgents() {
+    // Each agent's known record: the racks the guard knows of.
+    for (const auto* m : {&vm0, &vm3, &vm1})
+      etcd.put(keys.known("dc1", m->vm), boost::json::serialize(cla::to_json(cla::KnownRecord{
+                                             m->vm, 0, m->datacenter, m->rack, "127.0.0.1", m->host_id})));
+  }
+  cla::CoordinationSnapshot read() {
+    std::optional<cla::Result<cla::CoordinationSnapshot, cla::EtcdFailure>> snap;
+    spawn_into(ioc, cla::read_snapshot(client, keys), snap);
+    BOOST_REQUIRE(run_until(
+        ioc, [&] { return snap.has_value(); }, requests_ceiling(options)));
+    BOOST_REQUIRE_MESSAGE(snap->ok(), why(*snap));
+    return std::move(snap->value());
+  }
+  // vm0's drain recorded as its admission records it (its rack's key bumped beside it).
+  void record_vm0() {
+    cla::Coordinator coordinator(
+        ioc.get_executor(),
+        [&] {
+          cla::CoordinationConfig c;
+          c.etcd_endpoints = etcd.endpoints();
+          c.cluster = "c1";
+          return c;
+        }(),
+        options, 3, vm0);
+    std::optional<cla::AdmissionOutcome> outcome;
+    spawn_into(ioc, coordinator.admit("E0", false, {}, {}, {}, {true, false}), outcome);
+    BOOST_REQUIRE(run_until(
+        ioc, [&] { return outcome.has_value(); }, requests_ceiling(options, 2)));
+    BOOST_REQUIRE_MESSAGE(outcome->result == cla::CoordinationResult::allowed, outcome->detail);
+  }
+  // Whether `self`'s transaction, guarded as `guard` says over `snap`, commits.
+  bool commits(const cla::MemberRecord& self, const cla::CoordinationSnapshot& snap,
+               cla::AdmissionGuard guard) {
+    std::vector<cla::EtcdOp> put;
+    put.emplace_back(cla::EtcdPut(keys.drain("dc1", self.vm), "{}"));
+    std::optional<cla::Result<cla::EtcdTxnResult, cla::EtcdFailure>> txn;
+    spawn_into(ioc, client.txn(cla::admission_compares(keys, snap, self, guard), std::move(put), {}), txn);
+    BOOST_REQUIRE(run_until(
+        ioc, [&] { return txn.has_value(); }, requests_ceiling(options)));
+    BOOST_REQUIRE_MESSAGE(txn->ok(), why(*txn));
+    return txn->value().succeeded;
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(coordination_batch_test)
+
+BOOST_FIXTURE_TEST_CASE(a_racks_sibling_commits_on_a_stale_read_and_another_rack_does_not, ThreeAgents) {
+  const auto before = read();
+  record_vm0();
+  const cla::AdmissionGuard batched{true, false};
+  BOOST_TEST(!commits(vm1, before, batched), "rack2 must see rack1's new drain before it decides");
+  BOOST_TEST(!commits(vm3, before, {false, false}), "unbatched, any drain recorded since the read holds it");
+  BOOST_TEST(commits(vm3, before, batched), "rack1's sibling is not held by rack1's own drain");
+}
+
+// An older agent bumps no rack key: while any member key is flat, every admission guards every record.
+BOOST_FIXTURE_TEST_CASE(an_older_agents_member_key_turns_batching_off, ThreeAgents) {
+  etcd.put(keys.members() + "vm5", boost::json::serialize(cla::to_json(node("vm5", "rack1", "h5"))));
+  const auto before = read();
+  BOOST_TEST(before.older_agents);
+  record_vm0();
+  BOOST_TEST(!commits(vm3, before, {true, false}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
