@@ -155,11 +155,8 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
 
   asio::io_context ioc(1);
   std::optional<ImpactHook> hook;  // after ioc: destroyed first, before the coroutine frames that use it
-  if (!config.impact_hook.empty()) {
-    std::vector<std::string> names;
-    for (const auto& vm : config.vms) names.push_back(vm.name);
-    hook.emplace(ioc.get_executor(), config.impact_hook, std::move(names), errors);
-  }
+  if (!config.impact_hook.empty())
+    hook.emplace(ioc.get_executor(), config.impact_hook, state.events.vms(), errors);
   std::uint64_t connections = 0;
   std::vector<tcp::acceptor> acceptors;
   for (const auto& vm : config.vms) {

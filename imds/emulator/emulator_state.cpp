@@ -1,6 +1,7 @@
 // Everything imds-emulator knows: its VMs, each region's events, the active fault, and what it was asked.
 #include "imds/emulator/emulator_state.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <random>
 
@@ -10,6 +11,13 @@ namespace {
 std::vector<ModelVm> model_vms(const std::vector<EmulatedVm>& vms) {
   std::vector<ModelVm> out;
   for (const auto& vm : vms) out.push_back(ModelVm{vm.name, vm.region});
+  return out;
+}
+
+std::vector<std::string> regions_of(const std::vector<EmulatedVm>& vms) {
+  std::vector<std::string> out;
+  for (const auto& vm : vms)
+    if (std::find(out.begin(), out.end(), vm.region) == out.end()) out.push_back(vm.region);
   return out;
 }
 
@@ -24,6 +32,7 @@ std::string lowercase_guid(std::mt19937_64& random) {
 EmulatorState::EmulatorState(std::vector<EmulatedVm> vms_in, std::chrono::milliseconds first_call_delay_in,
                              std::uint64_t seed, SharedApproval shared)
     : vms(std::move(vms_in)),
+      regions(regions_of(vms)),
       events(model_vms(vms), seed, shared),
       first_call_delay(first_call_delay_in),
       first_get_done(vms.size(), false) {

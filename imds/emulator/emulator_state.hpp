@@ -55,12 +55,14 @@ struct RequestRecord {
   int status = 0;
   bool metadata_header = false;  // "Metadata: true" was sent
   std::uint64_t connection = 0;  // which TCP connection carried it (numbered from 1 per emulator run)
+  std::string region = "";       // the VM's
 };
 
 struct ApprovalRecord {
   WallTime t;
   std::string vm;
-  std::string event_id;  // the event's id as the emulator spells it (uppercase)
+  std::string event_id;     // the event's id as the emulator spells it (uppercase)
+  std::string region = "";  // the VM's, which is the event's
 };
 
 struct EmulatorState {
@@ -70,6 +72,7 @@ struct EmulatorState {
                 SharedApproval shared = SharedApproval::any);
 
   std::vector<EmulatedVm> vms;
+  std::vector<std::string> regions;  // the VMs' regions, each once, in the order first named
   EventModel events;
   Fault fault;
   std::chrono::milliseconds first_call_delay;

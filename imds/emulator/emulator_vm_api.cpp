@@ -115,7 +115,7 @@ HttpResponse approve(EmulatorState& state, std::size_t vm, const HttpRequest& re
   }
   for (const auto& id : ids) {
     state.events.approve(vm, id, now);
-    state.record(ApprovalRecord{now, state.vms[vm].name, id});
+    state.record(ApprovalRecord{now, state.vms[vm].name, id, state.vms[vm].region});
   }
   return empty_response(http::status::ok, req);
 }
@@ -212,9 +212,9 @@ HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpR
   state.events.advance(now);
   const Target& t = admission.target;
   HttpResponse res = route(state, vm, req, t, admission, now);
-  state.record(RequestRecord{now, state.vms[vm].name, std::string(req.method_string()),
-                             t.valid ? t.path : std::string(req.target()), t.query,
-                             static_cast<int>(res.result_int()), metadata_header(req), connection});
+  state.record(RequestRecord{
+      now, state.vms[vm].name, std::string(req.method_string()), t.valid ? t.path : std::string(req.target()),
+      t.query, static_cast<int>(res.result_int()), metadata_header(req), connection, state.vms[vm].region});
   return res;
 }
 

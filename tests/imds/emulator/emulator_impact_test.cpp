@@ -99,14 +99,13 @@ BOOST_AUTO_TEST_CASE(transitions_carry_the_events_region) {
 }
 
 BOOST_AUTO_TEST_CASE(environment_names_the_vm_and_the_event) {
-  const cla::ImpactTransition t{Phase::end, "ID-1", "Preempt", "Platform", -1, {"vm0", "VM1"}};
+  const cla::ImpactTransition t{Phase::end, "ID-1", "Preempt", "Platform", -1, {"vm0", "VM1"}, "east"};
   const auto env = cla::impact_hook_environment(t, "vm1");
-  const std::vector<std::pair<std::string, std::string>> expected = {{"IMDS_PHASE", "end"},
-                                                                     {"IMDS_VM", "vm1"},
-                                                                     {"IMDS_EVENT_ID", "ID-1"},
-                                                                     {"IMDS_EVENT_TYPE", "Preempt"},
-                                                                     {"IMDS_EVENT_SOURCE", "Platform"},
-                                                                     {"IMDS_DURATION_S", "-1"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"IMDS_PHASE", "end"},          {"IMDS_VM", "vm1"},
+      {"IMDS_REGION", "east"},        {"IMDS_EVENT_ID", "ID-1"},
+      {"IMDS_EVENT_TYPE", "Preempt"}, {"IMDS_EVENT_SOURCE", "Platform"},
+      {"IMDS_DURATION_S", "-1"}};
   BOOST_TEST((env == expected));
 }
 
