@@ -149,7 +149,8 @@ void announce_line(std::ostream& out, boost::json::object line) {
 
 int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostream& errors) {
   std::vector<EmulatedVm> vms;
-  for (const auto& vm : config.vms) vms.push_back(EmulatedVm{vm.name, vm.fault_domain, vm.zone, {}});
+  for (const auto& vm : config.vms)
+    vms.push_back(EmulatedVm{vm.name, vm.fault_domain, vm.zone, {}, vm.region});
   EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}(),
                       config.shared_approval);
 
@@ -170,6 +171,7 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
   for (std::size_t i = 0; i < config.vms.size(); ++i) {
     announce_line(announce, {{"listening", "vm"},
                              {"vm", config.vms[i].name},
+                             {"region", config.vms[i].region},
                              {"address", endpoint_text(acceptors[i].local_endpoint())}});
     auto handler = [&state, &hook, i](HttpRequest& req, std::uint64_t connection) -> asio::awaitable<Reply> {
       const Admission admission = admit_vm_request(state, i, req);
