@@ -2,6 +2,7 @@
 // s).
 #include "imds/emulator/emulator_admin_api.hpp"
 
+#include <algorithm>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
@@ -65,6 +66,24 @@ std::optional<FieldError> read_bool(const json::object& o, std::string_view key,
   return std::nullopt;
 }
 
+// The event's region: as given, or the default region "" when there is one. regions: the VMs' regions.
+std::optional<FieldError> read_region(const json::object& o, const std::vector<std::string>& regions,
+                                      std::string& out) {
+  std::string known;
+  for (const auto& r : regions)
+    known += (known.empty() ? "" : ", ") + quoted_excerpt(r) + (r.empty() ? " (the default region)" : "");
+  const bool has_default = std::find(regions.begin(), regions.end(), "") != regions.end();
+  if (!o.contains("region")) {
+    if (has_default) return std::nullopt;
+    return FieldError{
+        "region", "missing, and every VM is in a named region: say whose VMs see the event (" + known + ")"};
+  }
+  if (auto e = read_string(o, "region", false, out)) return *e;
+  if (std::find(regions.begin(), regions.end(), out) == regions.end())
+    return FieldError{"region", quoted_excerpt(out) + " is no VM's region; expected one of " + known};
+  return std::nullopt;
+}
+
 json::object event_json(const EmulatedEvent& e) {
   json::array resources, approvals;
   for (const auto& r : e.spec.resources) resources.emplace_back(r);
@@ -72,6 +91,7 @@ json::object event_json(const EmulatedEvent& e) {
   const bool started = e.status == EventStatus::started;
   return json::object{
       {"EventId", e.id},
+      {"region", e.spec.region},
       {"type", e.spec.type},
       {"status", started ? "Started" : "Scheduled"},
       {"resources", std::move(resources)},
@@ -118,7 +138,7 @@ HttpResponse events_route(EmulatorState& state, const HttpRequest& req, WallTime
   }
   if (req.method() != http::verb::post)
     return error_response(http::status::method_not_allowed, "use GET or POST", req);
-  auto spec = parse_event_spec(req.body());
+  auto spec = parse_event_spec(req.body(), state.regions);
   if (!spec) return bad_request(spec.error(), req);
   const std::string id = state.events.add(std::move(*spec), now);
   return json_response(http::status::created, json::object{{"EventId", id}}, req);
@@ -138,15 +158,19 @@ HttpResponse log_route(EmulatorState& state, const HttpRequest& req, bool approv
   if (approvals) {
     list.reserve(state.approvals.size());
     for (const auto& a : state.approvals)
-      list.emplace_back(json::object(
-          {{"t", unix_seconds(a.t)}, {"t_ms", unix_millis(a.t)}, {"vm", a.vm}, {"event_id", a.event_id}}, 0,
-          &arena));
+      list.emplace_back(json::object({{"t", unix_seconds(a.t)},
+                                      {"t_ms", unix_millis(a.t)},
+                                      {"vm", a.vm},
+                                      {"region", a.region},
+                                      {"event_id", a.event_id}},
+                                     0, &arena));
   } else {
     list.reserve(state.requests.size());
     for (const auto& r : state.requests)
       list.emplace_back(json::object({{"t", unix_seconds(r.t)},
                                       {"t_ms", unix_millis(r.t)},
                                       {"vm", r.vm},
+                                      {"region", r.region},
                                       {"method", r.method},
                                       {"path", r.path},
                                       {"query", r.query},
@@ -160,11 +184,12 @@ HttpResponse log_route(EmulatorState& state, const HttpRequest& req, bool approv
 
 }  // namespace
 
-Result<EventSpec, FieldError> parse_event_spec(std::string_view body) {
+Result<EventSpec, FieldError> parse_event_spec(std::string_view body,
+                                               const std::vector<std::string>& regions) {
   auto o = body_object(body);
   if (!o) return o.error();
   if (auto e = unknown_field(*o, {"type", "resources", "not_before_in_s", "duration_s", "source",
-                                  "description", "started", "complete_after_s"}))
+                                  "description", "started", "complete_after_s", "region"}))
     return *e;
   std::string type, source = "Platform";
   if (!o->contains("type"))
@@ -187,6 +212,7 @@ Result<EventSpec, FieldError> parse_event_spec(std::string_view body) {
   if (auto e = read_int(*o, "complete_after_s", 0, 86400, spec.complete_after_s)) return *e;
   if (auto e = read_string(*o, "description", false, spec.description)) return *e;
   if (auto e = read_bool(*o, "started", spec.started)) return *e;
+  if (auto e = read_region(*o, regions, spec.region)) return *e;
   return spec;
 }
 
@@ -257,6 +283,7 @@ HttpResponse handle_admin_request(EmulatorState& state, const HttpRequest& req, 
     json::array list;
     for (std::size_t i = 0; i < state.vms.size(); ++i)
       list.push_back(json::object{{"vm", state.vms[i].name},
+                                  {"region", state.vms[i].region},
                                   {"fault_domain", state.vms[i].fault_domain},
                                   {"incarnation", state.events.incarnation(i)}});
     return json_response(http::status::ok, list, req);

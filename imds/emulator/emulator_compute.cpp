@@ -15,7 +15,7 @@ boost::json::object compute_document(const EmulatedVm& vm) {
       {"evictionPolicy", ""},
       {"isHostCompatibilityLayerVm", "false"},
       {"licenseType", ""},
-      {"location", "eastus2"},
+      {"location", vm.region.empty() ? "eastus2" : vm.region},
       {"name", vm.name},
       {"offer", "0001-com-ubuntu-server-jammy"},
       {"osProfile", json::object{{"adminUsername", "azureuser"},

@@ -8,8 +8,9 @@
 namespace cla {
 
 // Realistic api-version 2021-02-01 fields in IMDS's alphabetical order, every primitive a string
-// (modelled on the constructed Cassandra VM of reference B3-03): name and platformFaultDomain from the
-// --vm option, the rest fixed but plausible.
+// (modelled on the constructed Cassandra VM of reference B3-03): name, platformFaultDomain, zone and location
+// (the region) from the --vm option, the rest fixed but plausible. Azure always names a location: the
+// default region's VMs say eastus2, as B3-03 does.
 boost::json::object compute_document(const EmulatedVm& vm);
 
 }  // namespace cla

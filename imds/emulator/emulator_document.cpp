@@ -10,12 +10,12 @@ namespace {
 
 namespace json = boost::json;
 
-json::array events_array(const EventModel& events, std::chrono::seconds not_before_shift,
-                         bool hide_scheduled) {
+json::array events_array(const EventModel& events, const std::string& region,
+                         std::chrono::seconds not_before_shift, bool hide_scheduled) {
   json::array list;
   for (const EmulatedEvent& e : events.events()) {
     const bool started = e.status == EventStatus::started;
-    if (hide_scheduled && !started) continue;
+    if (e.spec.region != region || (hide_scheduled && !started)) continue;
     json::array resources;
     for (const auto& r : e.spec.resources) resources.emplace_back(r);
     list.emplace_back(json::object{
@@ -36,19 +36,22 @@ json::array events_array(const EventModel& events, std::chrono::seconds not_befo
 
 boost::json::object scheduled_events_document(const EventModel& events, std::size_t vm,
                                               std::chrono::seconds not_before_shift, bool hide_scheduled) {
-  return json::object{{"DocumentIncarnation", events.incarnation(vm)},
-                      {"Events", events_array(events, not_before_shift, hide_scheduled)}};
+  return json::object{
+      {"DocumentIncarnation", events.incarnation(vm)},
+      {"Events", events_array(events, events.vms().at(vm).region, not_before_shift, hide_scheduled)}};
 }
 
-std::string EventsDocumentCache::body(const EventModel& events, std::int64_t incarnation) {
-  if (version_ != events.version()) {
-    events_ = json::serialize(events_array(events, {}, false));
-    version_ = events.version();
+std::string EventsDocumentCache::body(const EventModel& events, const std::string& region,
+                                      std::int64_t incarnation) {
+  Serialized& cached = regions_[region];
+  if (cached.version != events.version()) {
+    cached.events = json::serialize(events_array(events, region, {}, false));
+    cached.version = events.version();
   }
   std::string text = "{\"DocumentIncarnation\":";
   text += std::to_string(incarnation);
   text += ",\"Events\":";
-  text += events_;
+  text += cached.events;
   text += '}';
   return text;
 }

@@ -1,4 +1,5 @@
-// imds-emulator's event model: the shared Scheduled Events of an availability set, advanced by injected time.
+// imds-emulator's event model: the Scheduled Events of each region's availability set, advanced by injected
+// time.
 #include "imds/emulator/emulator_events.hpp"
 
 #include <algorithm>
@@ -38,11 +39,12 @@ WallTime EmulatedEvent::removal_time() const {
   return started_at.value_or(not_before) + after;
 }
 
-EventModel::EventModel(std::vector<std::string> vms, std::uint64_t seed, SharedApproval shared)
+EventModel::EventModel(std::vector<ModelVm> vms, std::uint64_t seed, SharedApproval shared)
     : vms_(std::move(vms)), shared_(shared), incarnations_(vms_.size(), 1), random_(seed) {}
 
-void EventModel::changed() {
-  for (auto& n : incarnations_) ++n;
+void EventModel::changed(const std::string& region) {
+  for (std::size_t i = 0; i < vms_.size(); ++i)
+    if (vms_[i].region == region) ++incarnations_[i];
   ++version_;
 }
 
@@ -77,7 +79,7 @@ std::string EventModel::add(EventSpec spec, WallTime now) {
   event.spec = std::move(spec);
   events_.push_back(std::move(event));
   if (events_.back().status == EventStatus::started) record(ImpactTransition::Phase::start, events_.back());
-  changed();
+  changed(events_.back().spec.region);
   return events_.back().id;
 }
 
@@ -86,8 +88,9 @@ bool EventModel::cancel(std::string_view id) {
                                [&](const EmulatedEvent& e) { return ids_equal(e.id, std::string(id)); });
   if (it == events_.end()) return false;
   if (it->status == EventStatus::started) record(ImpactTransition::Phase::end, *it);
+  const std::string region = it->spec.region;
   events_.erase(it);
-  changed();
+  changed(region);
   return true;
 }
 
@@ -97,14 +100,15 @@ const EmulatedEvent* EventModel::find(std::string_view id) const {
   return nullptr;
 }
 
-EmulatedEvent* EventModel::find_mutable(std::string_view id) {
-  return const_cast<EmulatedEvent*>(find(id));
+const EmulatedEvent* EventModel::find_for(std::size_t vm, std::string_view id) const {
+  const EmulatedEvent* event = find(id);
+  return event && event->spec.region == vms_.at(vm).region ? event : nullptr;
 }
 
 bool EventModel::approve(std::size_t vm, std::string_view id, WallTime now) {
-  EmulatedEvent* event = find_mutable(id);
+  auto* event = const_cast<EmulatedEvent*>(find_for(vm, id));
   if (!event) return false;
-  const std::string& name = vms_.at(vm);
+  const std::string& name = vms_[vm].name;
   const auto listed = std::find_if(event->spec.resources.begin(), event->spec.resources.end(),
                                    [&](const std::string& r) { return iequals(r, name); });
   const bool already = std::any_of(event->approved_by.begin(), event->approved_by.end(),
@@ -126,21 +130,21 @@ void EventModel::advance(WallTime now) {
     }
     e.status = EventStatus::started;
     record(ImpactTransition::Phase::start, e);
-    changed();
+    changed(e.spec.region);
   }
   const auto removed = std::stable_partition(events_.begin(), events_.end(), [&](const EmulatedEvent& e) {
     return !(e.status == EventStatus::started && now >= e.removal_time());
   });
   for (auto it = removed; it != events_.end(); ++it) {
     record(ImpactTransition::Phase::end, *it);
-    changed();
+    changed(it->spec.region);
   }
   events_.erase(removed, events_.end());
 }
 
 void EventModel::record(ImpactTransition::Phase phase, const EmulatedEvent& event) {
   transitions_.push_back(ImpactTransition{phase, event.id, event.spec.type, event.spec.source,
-                                          event.spec.duration_s, event.spec.resources});
+                                          event.spec.duration_s, event.spec.resources, event.spec.region});
 }
 
 std::vector<ImpactTransition> EventModel::take_transitions() {

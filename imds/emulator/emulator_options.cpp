@@ -1,4 +1,5 @@
-// imds-emulator's command-line values: --vm NAME,FAULT_DOMAIN,HOST:PORT and listen addresses (loopback only).
+// imds-emulator's command-line values: --vm NAME,FAULT_DOMAIN,HOST:PORT[,ZONE][,region=REGION] and listen
+// addresses (loopback only).
 #include "imds/emulator/emulator_options.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <charconv>
 
 #include "imds/json_read.hpp"
+#include "state/scheduled_event.hpp"
 
 namespace cla {
 namespace {
@@ -25,6 +27,25 @@ bool valid_vm_name(std::string_view name) {
     if (!ok) return false;
   }
   return true;
+}
+
+bool valid_region(std::string_view region) {
+  return !region.empty() && region.size() <= 32 &&
+         std::all_of(region.begin(), region.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '-'; });
+}
+
+constexpr std::string_view kRegionPrefix = "region=";
+
+// "2,region=a" -> "2", "region=a"; "2," -> "2", "".
+std::vector<std::string_view> split_fields(std::string_view text) {
+  std::vector<std::string_view> fields;
+  for (;;) {
+    const auto comma = text.find(',');
+    fields.push_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) return fields;
+    text = text.substr(comma + 1);
+  }
 }
 
 }  // namespace
@@ -58,7 +79,7 @@ Result<VmOption> parse_vm_option(std::string_view text, bool allow_remote) {
   const auto first = text.find(',');
   const auto second = first == std::string_view::npos ? first : text.find(',', first + 1);
   if (second == std::string_view::npos)
-    return fail("expected NAME,FAULT_DOMAIN,HOST:PORT[,ZONE], e.g. vm0,0,127.0.0.1:0");
+    return fail("expected NAME,FAULT_DOMAIN,HOST:PORT[,ZONE][,region=REGION], e.g. vm0,0,127.0.0.1:0");
   VmOption vm;
   vm.name = std::string(text.substr(0, first));
   if (!valid_vm_name(vm.name)) return fail("the name must be 1..128 letters, digits, '-', '_' or '.'");
@@ -69,14 +90,46 @@ Result<VmOption> parse_vm_option(std::string_view text, bool allow_remote) {
   auto listen = parse_listen_address(text.substr(second + 1, third - second - 1), allow_remote);
   if (!listen) return fail(listen.error().message);
   vm.listen = *listen;
-  if (third != std::string_view::npos) {
-    vm.zone = std::string(text.substr(third + 1));
+  if (third == std::string_view::npos) return vm;
+  const auto fields = split_fields(text.substr(third + 1));
+  std::size_t at = 0;
+  if (!fields[at].starts_with(kRegionPrefix)) {
+    vm.zone = std::string(fields[at++]);
     const bool plain =
         std::all_of(vm.zone.begin(), vm.zone.end(), [](unsigned char c) { return std::isalnum(c); });
     if (vm.zone.empty() || vm.zone.size() > 16 || !plain)
       return fail("the zone must be 1..16 letters or digits (Azure names zones 1, 2, 3)");
   }
+  if (at < fields.size()) {
+    if (!fields[at].starts_with(kRegionPrefix))
+      return fail(quoted_excerpt(fields[at]) + ": expected region=REGION after the zone");
+    vm.region = std::string(fields[at++].substr(kRegionPrefix.size()));
+    if (!valid_region(vm.region))
+      return fail("the region must be 1..32 letters, digits or '-', e.g. region=eastus2");
+  }
+  if (at < fields.size())
+    return fail("nothing may follow region=REGION (NAME,FAULT_DOMAIN,HOST:PORT[,ZONE][,region=REGION])");
   return vm;
+}
+
+Result<std::vector<VmOption>> parse_vm_options(const std::vector<std::string>& texts, bool allow_remote) {
+  std::vector<VmOption> vms;
+  for (const auto& text : texts) {
+    auto vm = parse_vm_option(text, allow_remote);
+    if (!vm) return vm.error();
+    for (const auto& other : vms) {
+      if (other.region != vm->region && iequals(other.region, vm->region))
+        return make_error("--vm " + quoted_excerpt(text) + ": region " + quoted_excerpt(vm->region) +
+                          " differs from " + other.name + "'s region " + quoted_excerpt(other.region) +
+                          " only in case: spell a region one way");
+      if (other.region == vm->region && iequals(other.name, vm->name))
+        return make_error("--vm " + vm->name + " given twice" +
+                          (vm->region.empty() ? "" : " in region " + vm->region) +
+                          " (a VM name is unique within its region)");
+    }
+    vms.push_back(std::move(*vm));
+  }
+  return vms;
 }
 
 std::string endpoint_text(const boost::asio::ip::tcp::endpoint& endpoint) {

@@ -149,17 +149,15 @@ void announce_line(std::ostream& out, boost::json::object line) {
 
 int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostream& errors) {
   std::vector<EmulatedVm> vms;
-  for (const auto& vm : config.vms) vms.push_back(EmulatedVm{vm.name, vm.fault_domain, vm.zone, {}});
+  for (const auto& vm : config.vms)
+    vms.push_back(EmulatedVm{vm.name, vm.fault_domain, vm.zone, {}, vm.region});
   EmulatorState state(std::move(vms), config.first_call_delay, std::random_device{}(),
                       config.shared_approval);
 
   asio::io_context ioc(1);
   std::optional<ImpactHook> hook;  // after ioc: destroyed first, before the coroutine frames that use it
-  if (!config.impact_hook.empty()) {
-    std::vector<std::string> names;
-    for (const auto& vm : config.vms) names.push_back(vm.name);
-    hook.emplace(ioc.get_executor(), config.impact_hook, std::move(names), errors);
-  }
+  if (!config.impact_hook.empty())
+    hook.emplace(ioc.get_executor(), config.impact_hook, state.events.vms(), errors);
   std::uint64_t connections = 0;
   std::vector<tcp::acceptor> acceptors;
   for (const auto& vm : config.vms) {
@@ -173,6 +171,7 @@ int run_emulator(const EmulatorConfig& config, std::ostream& announce, std::ostr
   for (std::size_t i = 0; i < config.vms.size(); ++i) {
     announce_line(announce, {{"listening", "vm"},
                              {"vm", config.vms[i].name},
+                             {"region", config.vms[i].region},
                              {"address", endpoint_text(acceptors[i].local_endpoint())}});
     auto handler = [&state, &hook, i](HttpRequest& req, std::uint64_t connection) -> asio::awaitable<Reply> {
       const Admission admission = admit_vm_request(state, i, req);

@@ -21,7 +21,8 @@ struct EmulatorConfig {
 };
 
 // Binds every listener, writes one JSON line per listener to `announce` (then flushes):
-//   {"listening":"vm","vm":"vm0","address":"127.0.0.1:41234"}   {"listening":"admin","address":"..."}
+//   {"listening":"vm","vm":"vm0","region":"","address":"127.0.0.1:41234"}
+//   {"listening":"admin","address":"..."}
 // and serves until SIGTERM or SIGINT. Returns 0 after a signal, 1 when a listener cannot be bound (the
 // reason is written to `errors`). Events advance every 100 ms and before every request. The impact hook's
 // runs are logged to `errors`, one JSON line each.

@@ -1,16 +1,24 @@
-// Everything imds-emulator knows: its VMs, the shared events, the active fault, and what it was asked.
+// Everything imds-emulator knows: its VMs, each region's events, the active fault, and what it was asked.
 #include "imds/emulator/emulator_state.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <random>
 
 namespace cla {
 namespace {
 
-std::vector<std::string> names_of(const std::vector<EmulatedVm>& vms) {
-  std::vector<std::string> names;
-  for (const auto& vm : vms) names.push_back(vm.name);
-  return names;
+std::vector<ModelVm> model_vms(const std::vector<EmulatedVm>& vms) {
+  std::vector<ModelVm> out;
+  for (const auto& vm : vms) out.push_back(ModelVm{vm.name, vm.region});
+  return out;
+}
+
+std::vector<std::string> regions_of(const std::vector<EmulatedVm>& vms) {
+  std::vector<std::string> out;
+  for (const auto& vm : vms)
+    if (std::find(out.begin(), out.end(), vm.region) == out.end()) out.push_back(vm.region);
+  return out;
 }
 
 std::string lowercase_guid(std::mt19937_64& random) {
@@ -24,7 +32,8 @@ std::string lowercase_guid(std::mt19937_64& random) {
 EmulatorState::EmulatorState(std::vector<EmulatedVm> vms_in, std::chrono::milliseconds first_call_delay_in,
                              std::uint64_t seed, SharedApproval shared)
     : vms(std::move(vms_in)),
-      events(names_of(vms), seed, shared),
+      regions(regions_of(vms)),
+      events(model_vms(vms), seed, shared),
       first_call_delay(first_call_delay_in),
       first_get_done(vms.size(), false) {
   std::mt19937_64 random(seed ^ 0x5eedf00dULL);

@@ -1,4 +1,4 @@
-// Everything imds-emulator knows: its VMs, the shared events, the active fault, and what it was asked.
+// Everything imds-emulator knows: its VMs, each region's events, the active fault, and what it was asked.
 #pragma once
 
 #include <chrono>
@@ -16,8 +16,9 @@ namespace cla {
 struct EmulatedVm {
   std::string name;
   int fault_domain = 0;
-  std::string zone = "";  // compute's "zone" ("" outside availability zones)
-  std::string vm_id;      // lowercase GUID for the compute document (filled by EmulatorState)
+  std::string zone = "";    // compute's "zone" ("" outside availability zones)
+  std::string vm_id;        // lowercase GUID for the compute document (filled by EmulatorState)
+  std::string region = "";  // its availability set: whose events it sees (ModelVm::region)
 };
 
 // Injected on the scheduledevents endpoint of every VM (valid requests only: the 400s stay visible).
@@ -54,12 +55,14 @@ struct RequestRecord {
   int status = 0;
   bool metadata_header = false;  // "Metadata: true" was sent
   std::uint64_t connection = 0;  // which TCP connection carried it (numbered from 1 per emulator run)
+  std::string region = "";       // the VM's
 };
 
 struct ApprovalRecord {
   WallTime t;
   std::string vm;
-  std::string event_id;  // the event's id as the emulator spells it (uppercase)
+  std::string event_id;     // the event's id as the emulator spells it (uppercase)
+  std::string region = "";  // the VM's, which is the event's
 };
 
 struct EmulatorState {
@@ -69,6 +72,7 @@ struct EmulatorState {
                 SharedApproval shared = SharedApproval::any);
 
   std::vector<EmulatedVm> vms;
+  std::vector<std::string> regions;  // the VMs' regions, each once, in the order first named
   EventModel events;
   Fault fault;
   std::chrono::milliseconds first_call_delay;
@@ -76,7 +80,7 @@ struct EmulatorState {
   std::uint64_t flap_gets = 0;       // GETs answered under a flap fault (odd ones hide the Scheduled events)
   std::deque<RequestRecord> requests;
   std::deque<ApprovalRecord> approvals;
-  EventsDocumentCache documents;  // what every VM's GET serves, serialized once per change of `events`
+  EventsDocumentCache documents;  // each region's GET body, serialized once per change of `events`
 
   void record(RequestRecord r);
   void record(ApprovalRecord a);

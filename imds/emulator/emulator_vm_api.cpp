@@ -109,13 +109,13 @@ HttpResponse approve(EmulatorState& state, std::size_t vm, const HttpRequest& re
   for (const json::value& item : list->get_array()) {
     const json::value* id = item.is_object() ? item.get_object().if_contains("EventId") : nullptr;
     if (!id || !id->is_string()) return bad("Each StartRequest needs an EventId string");
-    const EmulatedEvent* event = state.events.find(id->get_string());
+    const EmulatedEvent* event = state.events.find_for(vm, id->get_string());
     if (!event) return bad("EventId " + quoted_excerpt(id->get_string(), 64) + " was not found");
     ids.push_back(event->id);
   }
   for (const auto& id : ids) {
     state.events.approve(vm, id, now);
-    state.record(ApprovalRecord{now, state.vms[vm].name, id});
+    state.record(ApprovalRecord{now, state.vms[vm].name, id, state.vms[vm].region});
   }
   return empty_response(http::status::ok, req);
 }
@@ -137,7 +137,7 @@ HttpResponse scheduled_events(EmulatorState& state, std::size_t vm, const HttpRe
     doc["DocumentIncarnation"] = incarnation;
     body = json::serialize(doc);
   } else {
-    body = state.documents.body(state.events, incarnation);
+    body = state.documents.body(state.events, state.vms[vm].region, incarnation);
   }
   HttpResponse res = json_text_response(http::status::ok, std::move(body), req);
   if (fault.pad_bytes > 0) {
@@ -212,9 +212,9 @@ HttpResponse handle_vm_request(EmulatorState& state, std::size_t vm, const HttpR
   state.events.advance(now);
   const Target& t = admission.target;
   HttpResponse res = route(state, vm, req, t, admission, now);
-  state.record(RequestRecord{now, state.vms[vm].name, std::string(req.method_string()),
-                             t.valid ? t.path : std::string(req.target()), t.query,
-                             static_cast<int>(res.result_int()), metadata_header(req), connection});
+  state.record(RequestRecord{
+      now, state.vms[vm].name, std::string(req.method_string()), t.valid ? t.path : std::string(req.target()),
+      t.query, static_cast<int>(res.result_int()), metadata_header(req), connection, state.vms[vm].region});
   return res;
 }
 

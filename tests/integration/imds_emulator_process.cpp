@@ -121,7 +121,8 @@ ImdsEmulatorProcess::ImdsEmulatorProcess(std::vector<EmulatorVm> vms, std::vecto
   for (const auto& vm : vms) {
     args.push_back("--vm");
     args.push_back(vm.name + "," + std::to_string(vm.fault_domain) + ",127.0.0.1:" + std::to_string(vm.port) +
-                   (vm.zone.empty() ? "" : "," + vm.zone));
+                   (vm.zone.empty() ? "" : "," + vm.zone) +
+                   (vm.region.empty() ? "" : ",region=" + vm.region));
   }
   args.insert(args.end(), {"--admin", "127.0.0.1:0"});
   args.insert(args.end(), extra_args.begin(), extra_args.end());
@@ -136,7 +137,8 @@ ImdsEmulatorProcess::ImdsEmulatorProcess(std::vector<EmulatorVm> vms, std::vecto
       if (json.at("listening") == "admin") {
         admin_port_ = port;
       } else {
-        vm_ports_[std::string(json.at("vm").as_string())] = port;
+        vm_ports_[{std::string(json.at("vm").as_string()), std::string(json.at("region").as_string())}] =
+            port;
       }
     }
   } catch (...) {
@@ -149,9 +151,10 @@ ImdsEmulatorProcess::~ImdsEmulatorProcess() {
   stop();
 }
 
-std::uint16_t ImdsEmulatorProcess::vm_port(const std::string& vm) const {
-  const auto it = vm_ports_.find(vm);
-  if (it == vm_ports_.end()) throw std::runtime_error("no emulated VM " + vm);
+std::uint16_t ImdsEmulatorProcess::vm_port(const std::string& vm, const std::string& region) const {
+  const auto it = vm_ports_.find({vm, region});
+  if (it == vm_ports_.end())
+    throw std::runtime_error("no emulated VM " + vm + (region.empty() ? "" : " in region " + region));
   return it->second;
 }
 

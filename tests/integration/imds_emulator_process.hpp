@@ -29,8 +29,9 @@ namespace cla::test {
 struct EmulatorVm {
   std::string name;
   int fault_domain = 0;
-  std::uint16_t port = 0;  // 0: any free port; give the old port to restart an emulator in place
-  std::string zone = "";   // its compute document's availability zone ("": none)
+  std::uint16_t port = 0;   // 0: any free port; give the old port to restart an emulator in place
+  std::string zone = "";    // its compute document's availability zone ("": none)
+  std::string region = "";  // its region, whose events it sees ("": the default region)
 };
 
 struct HttpReply {
@@ -57,7 +58,8 @@ class ImdsEmulatorProcess {
   ImdsEmulatorProcess(const ImdsEmulatorProcess&) = delete;
   ImdsEmulatorProcess& operator=(const ImdsEmulatorProcess&) = delete;
 
-  std::uint16_t vm_port(const std::string& vm) const;
+  // A VM by name and region (a name is unique only within its region).
+  std::uint16_t vm_port(const std::string& vm, const std::string& region = "") const;
   std::string vm_endpoint(const std::string& vm) const;  // "http://127.0.0.1:PORT", for ImdsClientOptions
   std::uint16_t admin_port() const { return admin_port_; }
 
@@ -78,7 +80,7 @@ class ImdsEmulatorProcess {
  private:
   struct Child;
   std::unique_ptr<Child> child_;
-  std::map<std::string, std::uint16_t> vm_ports_;
+  std::map<std::pair<std::string, std::string>, std::uint16_t> vm_ports_;  // by name and region
   std::uint16_t admin_port_ = 0;
   std::optional<int> exit_code_;
 };

@@ -20,7 +20,7 @@ cla::EventSpec spec(std::vector<std::string> resources, std::int64_t notice = 60
 }
 
 struct Fixture {
-  cla::EventModel model{{"vm0", "vm1", "vm2"}, 42};
+  cla::EventModel model{{{"vm0"}, {"vm1"}, {"vm2"}}, 42};
   std::int64_t inc(std::size_t vm = 0) const { return model.incarnation(vm); }
   const cla::EmulatedEvent& only() const {
     BOOST_TEST_REQUIRE(model.events().size() == 1u);
@@ -46,7 +46,7 @@ BOOST_FIXTURE_TEST_CASE(new_event_is_scheduled_with_a_guid_and_raises_every_inca
 }
 
 BOOST_FIXTURE_TEST_CASE(shared_event_under_all_starts_only_when_every_listed_vm_approved, Fixture) {
-  cla::EventModel model{{"vm0", "vm1", "vm2"}, 42, cla::SharedApproval::all};
+  cla::EventModel model{{{"vm0"}, {"vm1"}, {"vm2"}}, 42, cla::SharedApproval::all};
   const std::string id = model.add(spec({"vm0", "vm1"}), t0);
   auto status = [&] { return model.events().at(0).status; };
   BOOST_TEST(model.approve(0, id, t0 + 1s));
@@ -86,7 +86,7 @@ BOOST_FIXTURE_TEST_CASE(approval_ids_are_case_insensitive_and_unknown_ids_fail, 
 }
 
 BOOST_AUTO_TEST_CASE(event_listing_a_vm_that_is_not_emulated_waits_for_not_before_under_all) {
-  cla::EventModel model{{"vm0", "vm1"}, 42, cla::SharedApproval::all};
+  cla::EventModel model{{{"vm0"}, {"vm1"}}, 42, cla::SharedApproval::all};
   const std::string id = model.add(spec({"vm0", "other-tenant"}), t0);
   model.approve(0, id, t0 + 1s);
   model.advance(t0 + 59s);
@@ -163,11 +163,49 @@ BOOST_FIXTURE_TEST_CASE(cancel_removes_the_event_and_counts, Fixture) {
 }
 
 BOOST_AUTO_TEST_CASE(incarnations_are_kept_per_vm) {
-  cla::EventModel model({"a", "b"}, 1);
+  cla::EventModel model({{"a"}, {"b"}}, 1);
   model.add(spec({"a"}), t0);
   BOOST_TEST(model.incarnation(0) == 2);
   BOOST_TEST(model.incarnation(1) == 2);
   BOOST_CHECK_THROW(model.incarnation(2), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(a_vm_sees_approves_and_counts_only_the_events_of_its_region) {
+  cla::EventModel model{{{"vm0", "east"}, {"vm0", "west"}, {"vm1", "west"}}, 42};
+  cla::EventSpec east = spec({"vm0"});
+  east.region = "east";
+  const std::string id = model.add(east, t0);
+  BOOST_TEST(model.incarnation(0) == 2);
+  BOOST_TEST(model.incarnation(1) == 1);  // west's document did not change
+  BOOST_TEST(model.incarnation(2) == 1);
+  BOOST_TEST(model.find_for(0, id) == model.find(id));
+  BOOST_TEST(model.find_for(1, id) == nullptr);
+  BOOST_TEST(!model.approve(1, id, t0 + 1s));  // west's vm0 is not the vm0 the event lists
+  BOOST_TEST(model.find(id)->approved_by.empty());
+  BOOST_TEST((model.find(id)->status == cla::EventStatus::scheduled));
+  BOOST_TEST(model.approve(0, id, t0 + 2s));
+  BOOST_TEST((model.find(id)->status == cla::EventStatus::started));
+  model.advance(t0 + 1h);
+  BOOST_TEST(model.events().empty());
+  BOOST_TEST(model.incarnation(0) == 4);  // added, started, removed
+  BOOST_TEST(model.incarnation(1) == 1);
+  const std::string nowhere = model.add(spec({"vm1"}), t0 + 1h);  // the default region: no VM here sees it
+  BOOST_TEST(model.incarnation(2) == 1);
+  BOOST_TEST(model.cancel(nowhere));
+  BOOST_TEST(model.incarnation(0) == 4);
+}
+
+BOOST_AUTO_TEST_CASE(shared_approval_all_waits_for_the_listed_vms_of_the_events_region_only) {
+  cla::EventModel model{{{"vm0", "east"}, {"vm1", "east"}, {"vm1", "west"}}, 42, cla::SharedApproval::all};
+  cla::EventSpec east = spec({"vm0", "vm1"});
+  east.region = "east";
+  const std::string id = model.add(east, t0);
+  BOOST_TEST(model.approve(0, id, t0 + 1s));
+  BOOST_TEST(!model.approve(2, id, t0 + 2s));  // west's vm1: an unknown EventId there
+  BOOST_TEST((model.find(id)->status == cla::EventStatus::scheduled));
+  BOOST_TEST(model.approve(1, id, t0 + 3s));
+  BOOST_TEST((model.find(id)->status == cla::EventStatus::started));
+  BOOST_TEST((*model.find(id)->started_at == t0 + 3s));
 }
 
 BOOST_AUTO_TEST_CASE(defaults_follow_the_documented_notice_and_texts) {
@@ -186,7 +224,7 @@ BOOST_AUTO_TEST_CASE(defaults_follow_the_documented_notice_and_texts) {
 }
 
 BOOST_AUTO_TEST_CASE(shared_approval_all_waits_for_every_spelling_of_a_listed_vm) {
-  cla::EventModel model{{"vm0", "vm1"}, 1, cla::SharedApproval::all};
+  cla::EventModel model{{{"vm0"}, {"vm1"}}, 1, cla::SharedApproval::all};
   const std::string id = model.add(cla::default_event_spec("Freeze", {"vm0", "VM0", "vm1"}), t0);
   model.approve(0, id, t0 + 1s);
   model.approve(0, id, t0 + 2s);  // twice by the same VM counts once

@@ -32,7 +32,7 @@ std::vector<Phase> phases(const std::vector<cla::ImpactTransition>& ts) {
 BOOST_AUTO_TEST_SUITE(emulator_impact_test)
 
 BOOST_AUTO_TEST_CASE(start_at_not_before_and_end_at_removal) {
-  cla::EventModel model({"vm0", "vm1"}, 1);
+  cla::EventModel model({{"vm0"}, {"vm1"}}, 1);
   const auto id = model.add(spec("Freeze", {"vm0", "vm1"}, 30, 20, 5), t0);
   BOOST_TEST(model.take_transitions().empty());
   model.advance(t0 + 29s);
@@ -52,7 +52,7 @@ BOOST_AUTO_TEST_CASE(start_at_not_before_and_end_at_removal) {
 }
 
 BOOST_AUTO_TEST_CASE(approval_and_hardware_failure_start_at_once) {
-  cla::EventModel model({"vm0"}, 2);
+  cla::EventModel model({{"vm0"}}, 2);
   const auto approved = model.add(spec("Reboot", {"vm0"}, 900, -1, 10), t0);
   model.approve(0, approved, t0 + 1s);
   auto hardware = spec("Redeploy", {"vm0"}, 0, -1, 10);
@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(approval_and_hardware_failure_start_at_once) {
 }
 
 BOOST_AUTO_TEST_CASE(cancel_ends_a_started_event_only) {
-  cla::EventModel model({"vm0"}, 3);
+  cla::EventModel model({{"vm0"}}, 3);
   const auto scheduled = model.add(spec("Reboot", {"vm0"}, 900, -1, 10), t0);
   BOOST_TEST(model.cancel(scheduled));
   BOOST_TEST(model.take_transitions().empty());  // no impact began, none ends
@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(cancel_ends_a_started_event_only) {
 }
 
 BOOST_AUTO_TEST_CASE(two_events_completing_together_end_in_order) {
-  cla::EventModel model({"vm0"}, 4);
+  cla::EventModel model({{"vm0"}}, 4);
   const auto a = model.add(spec("Freeze", {"vm0"}, 1, 5, 5), t0);
   const auto b = model.add(spec("Freeze", {"vm0"}, 1, 5, 5), t0);
   model.advance(t0 + 1s);
@@ -87,15 +87,25 @@ BOOST_AUTO_TEST_CASE(two_events_completing_together_end_in_order) {
   BOOST_TEST(model.events().empty());
 }
 
+BOOST_AUTO_TEST_CASE(transitions_carry_the_events_region) {
+  cla::EventModel model({{"vm0", "east"}, {"vm0", "west"}}, 5);
+  auto east = spec("Reboot", {"vm0"}, 0, -1, 10);
+  east.region = "east";
+  east.started = true;
+  model.add(east, t0);
+  const auto ts = model.take_transitions();
+  BOOST_TEST_REQUIRE(ts.size() == 1u);
+  BOOST_TEST(ts[0].region == "east");
+}
+
 BOOST_AUTO_TEST_CASE(environment_names_the_vm_and_the_event) {
-  const cla::ImpactTransition t{Phase::end, "ID-1", "Preempt", "Platform", -1, {"vm0", "VM1"}};
+  const cla::ImpactTransition t{Phase::end, "ID-1", "Preempt", "Platform", -1, {"vm0", "VM1"}, "east"};
   const auto env = cla::impact_hook_environment(t, "vm1");
-  const std::vector<std::pair<std::string, std::string>> expected = {{"IMDS_PHASE", "end"},
-                                                                     {"IMDS_VM", "vm1"},
-                                                                     {"IMDS_EVENT_ID", "ID-1"},
-                                                                     {"IMDS_EVENT_TYPE", "Preempt"},
-                                                                     {"IMDS_EVENT_SOURCE", "Platform"},
-                                                                     {"IMDS_DURATION_S", "-1"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"IMDS_PHASE", "end"},          {"IMDS_VM", "vm1"},
+      {"IMDS_REGION", "east"},        {"IMDS_EVENT_ID", "ID-1"},
+      {"IMDS_EVENT_TYPE", "Preempt"}, {"IMDS_EVENT_SOURCE", "Platform"},
+      {"IMDS_DURATION_S", "-1"}};
   BOOST_TEST((env == expected));
 }
 

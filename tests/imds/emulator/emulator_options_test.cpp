@@ -1,4 +1,5 @@
-// imds-emulator's --vm and listen-address values, and the loopback-only rule.
+// imds-emulator's --vm and listen-address values (zone, region, a name unique within its region), and the
+// loopback-only rule.
 #include "imds/emulator/emulator_options.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -23,6 +24,46 @@ BOOST_AUTO_TEST_CASE(vm_option_reads_name_fault_domain_and_address) {
   BOOST_TEST(zonal->listen.port == 0);
 }
 
+BOOST_AUTO_TEST_CASE(vm_option_reads_the_region_after_the_zone_or_alone) {
+  const auto plain = cla::parse_vm_option("vm0,0,127.0.0.1:0", false);
+  BOOST_TEST_REQUIRE(plain.ok());
+  BOOST_TEST(plain->region == "", "no region given: the default region");
+  const auto alone = cla::parse_vm_option("vm0,1,127.0.0.1:0,region=eastus2", false);
+  BOOST_TEST_REQUIRE(alone.ok(), (alone.ok() ? "" : alone.error().message));
+  BOOST_TEST(alone->region == "eastus2");
+  BOOST_TEST(alone->zone == "");
+  const auto both = cla::parse_vm_option("vm0,1,[::1]:0,3,region=West-Europe-2", false);
+  BOOST_TEST_REQUIRE(both.ok(), (both.ok() ? "" : both.error().message));
+  BOOST_TEST(both->zone == "3");
+  BOOST_TEST(both->region == "West-Europe-2");
+  BOOST_TEST(cla::parse_vm_option("vm0,1,127.0.0.1:0,region=" + std::string(32, 'r'), false).ok());
+}
+
+BOOST_AUTO_TEST_CASE(a_name_is_unique_within_its_region_only) {
+  const auto two = cla::parse_vm_options(
+      {"vm0,0,127.0.0.1:0,region=east", "vm0,0,127.0.0.1:0,region=west", "vm0,0,127.0.0.1:0"}, false);
+  BOOST_TEST_REQUIRE(two.ok(), (two.ok() ? "" : two.error().message));
+  BOOST_TEST(two->size() == 3u);
+  BOOST_TEST((*two)[1].region == "west");
+
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{"vm0,0,127.0.0.1:0,region=east", "VM0,1,127.0.0.1:0,2,region=east"},
+       "--vm VM0 given twice in region east"},
+      {{"vm0,0,127.0.0.1:0", "VM0,1,127.0.0.1:0"},
+       "--vm VM0 given twice (a VM name is unique within its region)"},
+      {{"vm0,0,127.0.0.1:0,region=east", "vm1,0,127.0.0.1:0,region=East"},
+       R"(region "East" differs from vm0's region "east" only in case)"},
+      {{"vm0,0,127.0.0.1:0", "vm1,0,127.0.0.1:0,region=east,"}, "nothing may follow region=REGION"},
+  };
+  for (const auto& [texts, why] : cases) {
+    const auto r = cla::parse_vm_options(texts, false);
+    BOOST_TEST_CONTEXT(texts.back()) {
+      BOOST_TEST_REQUIRE(!r.ok());
+      BOOST_TEST(r.error().message.find(why) != std::string::npos, r.error().message);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_values_say_what_is_wrong) {
   const std::pair<const char*, const char*> cases[] = {
       {"vm0", "expected NAME,FAULT_DOMAIN,HOST:PORT"},
@@ -38,6 +79,13 @@ BOOST_AUTO_TEST_CASE(bad_values_say_what_is_wrong) {
       {"vm0,0,10.1.2.3:8080", "--allow-remote"},
       {"vm0,0,127.0.0.1:0,", "the zone must be"},
       {"vm0,0,127.0.0.1:0,zone 1", "the zone must be"},
+      {"vm0,0,127.0.0.1:0,region=", "the region must be 1..32 letters, digits or '-'"},
+      {"vm0,0,127.0.0.1:0,2,region=east_1", "the region must be"},
+      {"vm0,0,127.0.0.1:0,region=r012345678901234567890123456789012", "the region must be"},
+      {"vm0,0,127.0.0.1:0,2,3", R"("3": expected region=REGION after the zone)"},
+      {"vm0,0,127.0.0.1:0,2,", R"("": expected region=REGION after the zone)"},
+      {"vm0,0,127.0.0.1:0,region=east,2", "nothing may follow region=REGION"},
+      {"vm0,0,127.0.0.1:0,Region=east", "the zone must be"},
   };
   for (const auto& [text, why] : cases) {
     const auto r = cla::parse_vm_option(text, false);

@@ -122,6 +122,7 @@ BOOST_FIXTURE_TEST_CASE(compute_and_unknown_paths, Fixture) {
   BOOST_TEST(body.at("name").as_string() == "vm1");
   BOOST_TEST(body.at("platformFaultDomain").as_string() == "1");
   BOOST_TEST(body.at("vmId").as_string().size() == 36u);
+  BOOST_TEST(body.at("location").as_string() == "eastus2", "the default region: B3-03's location");
   BOOST_TEST(
       call(request(http::verb::get, "/metadata/instance/compute?api-version=2020-09-01")).result_int() ==
       200u);
@@ -204,6 +205,42 @@ BOOST_FIXTURE_TEST_CASE(requests_advance_the_events, Fixture) {
   BOOST_TEST((after->events.at(0).status == cla::EventStatus::started));
   BOOST_TEST(after->events.at(0).not_before_text == "");
   BOOST_TEST(after->incarnation == before->incarnation + 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_vm_sees_and_approves_only_its_regions_events) {
+  cla::EmulatorState state{{{"vm0", 0, {}, {}, "east"}, {"vm0", 1, {}, {}, "west"}}, 0ms, 7};
+  auto call = [&](const cla::HttpRequest& req, std::size_t vm) {
+    return cla::handle_vm_request(state, vm, req, cla::admit_vm_request(state, vm, req), t0);
+  };
+  cla::EventSpec spec = cla::default_event_spec("Reboot", {"vm0"});
+  spec.region = "east";
+  const std::string id = state.events.add(spec, t0);
+
+  const auto east = cla::parse_scheduled_events(call(request(http::verb::get, kEvents), 0).body());
+  const auto west = cla::parse_scheduled_events(call(request(http::verb::get, kEvents), 1).body());
+  BOOST_TEST_REQUIRE((east.ok() && west.ok()));
+  BOOST_TEST_REQUIRE(east->events.size() == 1u);
+  BOOST_TEST(east->events[0].id == id);
+  BOOST_TEST(east->incarnation == 2);
+  BOOST_TEST(west->events.empty());
+  BOOST_TEST(west->incarnation == 1);
+
+  const std::string approval = R"({"StartRequests":[{"EventId":")" + id + R"("}]})";
+  const auto foreign = call(request(http::verb::post, kEvents, true, approval), 1);
+  BOOST_TEST(foreign.result_int() == 400u);
+  BOOST_TEST(std::string(boost::json::parse(foreign.body()).at("error").as_string()).find("not found") !=
+             std::string::npos);
+  BOOST_TEST(state.approvals.empty());
+  BOOST_TEST((state.events.events().at(0).status == cla::EventStatus::scheduled));
+  BOOST_TEST(call(request(http::verb::post, kEvents, true, approval), 0).result_int() == 200u);
+  BOOST_TEST_REQUIRE(state.approvals.size() == 1u);
+  BOOST_TEST(state.approvals[0].region == "east");
+  BOOST_TEST((state.events.events().at(0).status == cla::EventStatus::started));
+
+  const auto compute = call(request(http::verb::get, "/metadata/instance/compute?api-version=2021-02-01"), 1);
+  BOOST_TEST(boost::json::parse(compute.body()).at("location").as_string() == "west");
+  BOOST_TEST(state.requests.back().region == "west");
+  BOOST_TEST(state.requests.back().vm == "vm0");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
