@@ -251,7 +251,10 @@ asio::awaitable<void> Coordinator::write_member() {
       }
       co_await remove_flat_known();
     }
-    if (!member_dirty_ || self_.datacenter.empty()) break;  // set_identity writes it once the DC is known
+    if (!member_dirty_) continue;
+    // Its key names the DC: before nodetool answers, the DC of this VM's known record from an earlier run.
+    co_await identity_from_known();
+    if (self_.datacenter.empty()) break;  // set_identity writes it once nodetool names the DC
     const std::int64_t lease = keeper_->lease();
     if (lease == 0) break;  // the next grant writes it
     member_dirty_ = false;
@@ -293,7 +296,12 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     // An emergency drain at start-up comes before nodetool told the node's identity: the record would count
     // no rack and no host (issue 41). What this agent wrote in known/<dc>/<vm> at an earlier start names
     // them.
-    if (record.host_id.empty()) co_await fill_identity_from_known(record);
+    if (record.host_id.empty()) {
+      co_await identity_from_known();
+      record.datacenter = self_.datacenter;
+      record.rack = self_.rack;
+      record.host_id = self_.host_id;
+    }
     const std::string own_key = keys_.drain(record.datacenter, self_.vm);
     std::vector<EtcdOp> puts = rack_bump(record);
     puts.emplace_back(EtcdPut(own_key, boost::json::serialize(to_json(record))));
@@ -357,9 +365,10 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
 }
 
 // VM names repeat across regions: a name known in two DCs names neither node.
-asio::awaitable<void> Coordinator::fill_identity_from_known(DrainRecord& record) {
+asio::awaitable<void> Coordinator::identity_from_known() {
+  if (!self_.datacenter.empty()) co_return;
   auto read = co_await client_->range(keys_.known(), prefix_range_end(keys_.known()));
-  if (!read) co_return;
+  if (!read || !self_.datacenter.empty()) co_return;
   std::vector<KnownRecord> mine;
   for (const auto& kv : read->kvs)
     if (auto known = known_record_from_json(kv.value); known && iequals(known->vm, self_.vm))
@@ -368,15 +377,16 @@ asio::awaitable<void> Coordinator::fill_identity_from_known(DrainRecord& record)
   const KnownRecord* known = &mine.front();
   if (std::any_of(mine.begin(), mine.end(),
                   [&](const KnownRecord& k) { return k.datacenter != known->datacenter; })) {
-    log_line(LogLevel::warning, "drain_record_identity_ambiguous",
-             {{"vm", self_.vm}, {"reason", "known records of several DCs name this VM"}});
+    log_line(
+        LogLevel::warning, "identity_from_known_ambiguous",
+        {{"vm", self_.vm}, {"reason", "known records of several DCs name this VM: waiting for nodetool"}});
     co_return;
   }
-  record.datacenter = known->datacenter;
-  record.rack = known->rack;
-  record.host_id = known->host_id;
-  log_line(LogLevel::info, "drain_record_identity_from_known",
-           {{"datacenter", record.datacenter}, {"rack", record.rack}, {"host_id", record.host_id}});
+  self_.datacenter = known->datacenter;
+  self_.rack = known->rack;
+  self_.host_id = known->host_id;
+  log_line(LogLevel::info, "identity_from_known",
+           {{"datacenter", self_.datacenter}, {"rack", self_.rack}, {"host_id", self_.host_id}});
 }
 
 asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,

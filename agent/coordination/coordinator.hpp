@@ -109,7 +109,8 @@ class Coordinator {
   // SPEC 3.10: the host ids this node holds hints for, with their files (empty: none, or nobody catches up).
   void set_hints_for(std::map<std::string, std::int64_t> hints_for);
   // The node's DC, rack, host id and address, as nodetool reports them: the member key and known/<dc>/<vm>.
-  // Until the DC is known no member key is written: its key names the DC.
+  // Until the DC is known (from nodetool, or this VM's known record) no member key is written: its key names
+  // the DC.
   void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id,
                     const std::string& address);
   // Everything under the cluster's prefix (members, drains, known VMs), read now.
@@ -151,8 +152,11 @@ class Coordinator {
   std::vector<EtcdOp> rack_bump(const DrainRecord& record) const;
   // release() of one key; false when superseded by a later admission or stopped (nothing more to release).
   boost::asio::awaitable<bool> release_key(const std::string& key, std::uint64_t admissions_before);
-  // The node's DC, rack and host id from this VM's known record, when exactly one DC's names this VM.
-  boost::asio::awaitable<void> fill_identity_from_known(DrainRecord& record);
+  // While nodetool has not named the node (JMX hung at start-up): its DC, rack and host id from this VM's
+  // known record of an earlier run, when the known records naming this VM are all of one DC. Without a DC no
+  // member key can be written, and without a member key other agents would take this node's drain record
+  // for stale once its node is UN (catching up, say).
+  boost::asio::awaitable<void> identity_from_known();
   // An older agent's known/<vm> of this VM and DC, deleted once known/<dc>/<vm> is written (if unchanged).
   boost::asio::awaitable<void> remove_flat_known();
   // `options` with TLS failures logged as tls_error: at most once a minute per member and reason.

@@ -88,4 +88,25 @@ BOOST_AUTO_TEST_CASE(an_emergency_at_start_up_with_jmx_hung_records_the_node_fro
   BOOST_TEST(!record.at("host_id").as_string().empty());
 }
 
+// Restarted with JMX hung and nothing listed: its member key is keyed by the DC known/dc1/vm0 names. Without
+// it other agents would take its drain record (a node catching up, say) for stale once the node is UN.
+BOOST_AUTO_TEST_CASE(a_restart_with_jmx_hung_keeps_a_member_key_by_the_known_dc) {
+  CoordinatedFleet fleet(1, true);
+  fleet.start(0);
+  BOOST_TEST_REQUIRE(cla::test::wait_until([&] { return has_key(fleet.etcd(), known_key("vm0")); },
+                                           fleet.within_a_poll() + fleet.admission_ceiling()));
+  BOOST_TEST(fleet.stop(0) == 0);  // its lease revoked: the member key goes
+  std::string member(CoordinatedFleet::kMembers);
+  member.append("vm0");
+  BOOST_TEST_REQUIRE(!has_key(fleet.etcd(), member));
+  for (const char* read : {"statusgossip", "statusbinary", "info", "status"})
+    fleet.add_sim_fault(0, read, {{"latency_ms", 60000}});
+  fleet.start(0);
+  // The lease's grant and the member put, each an etcd request, after the known records' read.
+  BOOST_TEST(cla::test::wait_until(
+      [&] { return has_key(fleet.etcd(), member); },
+      fleet.within_a_poll() + fleet.admission_ceiling() + fleet.etcd_request_ceiling()));
+  BOOST_TEST(fleet.log(0, "identity_from_known").size() == 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
