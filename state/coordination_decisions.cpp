@@ -28,6 +28,11 @@ std::string vm_identity(const std::string& datacenter, const std::string& vm) {
   return datacenter + "/" + to_upper(vm);
 }
 
+bool names_vm(const std::string& record_dc, const std::string& record_vm, const std::string& datacenter,
+              const std::string& vm) {
+  return iequals(record_vm, vm) && (record_dc.empty() || record_dc == datacenter);
+}
+
 int rack_budget(int replication_factor) {
   return replication_factor - (replication_factor / 2 + 1);
 }
@@ -44,7 +49,7 @@ AdmissionVerdict decide_admission(const AdmissionInput& in) {
   AdmissionVerdict v;
   std::set<std::string> racks;
   for (const auto& r : in.records) {
-    if (iequals(r.vm, in.vm) && (r.datacenter.empty() || r.datacenter == in.datacenter)) {
+    if (names_vm(r.datacenter, r.vm, in.datacenter, in.vm)) {
       v.own.push_back(r);  // this agent's own record, from before a restart
       continue;
     }

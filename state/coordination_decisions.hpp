@@ -67,6 +67,11 @@ struct DrainRecord {
 // do).
 std::string vm_identity(const std::string& datacenter, const std::string& vm);
 
+// Whether a record naming (record_dc, record_vm) is about the VM `vm` of DC `datacenter`: the same VM name,
+// in that DC or in none (an older agent's record, or one written before nodetool named the DC).
+bool names_vm(const std::string& record_dc, const std::string& record_vm, const std::string& datacenter,
+              const std::string& vm);
+
 // The records of one DC (SPEC 9: an event's Resources are resolved against the own DC's VMs). A record that
 // names no DC (an older agent's member key written before nodetool answered, a drain recorded before it did)
 // is kept in every DC's view: it cannot be placed, and dropping it could hide a node that is out. An empty

@@ -34,9 +34,8 @@ std::string holder_text(const json::value& v) {
 // The member key of the record's VM in the record's DC (one that names no DC matches by name).
 bool has_member(const std::vector<MemberRecord>& members, const std::string& datacenter,
                 const std::string& vm) {
-  return std::any_of(members.begin(), members.end(), [&](const MemberRecord& m) {
-    return iequals(m.vm, vm) && (m.datacenter.empty() || m.datacenter == datacenter);
-  });
+  return std::any_of(members.begin(), members.end(),
+                     [&](const MemberRecord& m) { return names_vm(m.datacenter, m.vm, datacenter, vm); });
 }
 
 std::string str(const json::value& v) {

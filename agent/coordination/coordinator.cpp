@@ -436,8 +436,7 @@ asio::awaitable<bool> Coordinator::release_key(const std::string& key, std::uint
   };
   const auto mine = [&](const std::string& value) {
     auto record = drain_record_from_json(value);
-    return record && iequals(record->vm, self_.vm) &&
-           (record->datacenter.empty() || record->datacenter == self_.datacenter);
+    return record && names_vm(record->datacenter, record->vm, self_.datacenter, self_.vm);
   };
   for (auto delay = 1s; !stopped_; delay = std::min<std::chrono::seconds>(delay * 2, 10s)) {
     if (superseded()) co_return false;

@@ -267,8 +267,6 @@ asio::awaitable<void> Daemon::schema_for_check() {
   while (refreshing_ && !stopping_) co_await refresh_done_.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
-// Admission (SPEC 9) by the same verdict over the last refresh and check, the recorded drains' nodes counted
-// unavailable; nullopt (the rack count) without a schema, or with a record that names no host.
 // Issue 40: a rack's agents admitted together when its other drains cannot short a range this node's verdict
 // counted on (the rack count, without a schema, judges racks whole).
 AdmissionGuard Daemon::admission_guard() const {
@@ -281,6 +279,8 @@ AdmissionGuard Daemon::admission_guard() const {
   return guard;
 }
 
+// Admission (SPEC 9) by the same verdict over the last refresh and check, the recorded drains' nodes counted
+// unavailable; nullopt (the rack count) without a schema, or with a record that names no host.
 ExactAdmissionCheck Daemon::exact_admission() const {
   if (!snapshot_ || !last_view_) return {};
   // Neighbours whose maintenance began count as the recorded drains do (SPEC 9).
