@@ -232,8 +232,9 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read() {
   co_return co_await read_snapshot(*client_, keys_);
 }
 
-// One writer: the latest member value is put under the current lease once the DC is known, and
-// known/<dc>/<vm> (no lease) when the identity changed; failures are retried every second.
+// One writer: the latest member value is put under the current lease once the DC is known, with the
+// catching_up/<dc>/<vm> key put or deleted in the same transaction, and known/<dc>/<vm> (no lease) when the
+// identity changed; failures are retried every second.
 asio::awaitable<void> Coordinator::write_member() {
   member_writing_ = true;
   while ((member_dirty_ || known_dirty_) && !stopped_) {
@@ -258,8 +259,15 @@ asio::awaitable<void> Coordinator::write_member() {
     const std::int64_t lease = keeper_->lease();
     if (lease == 0) break;  // the next grant writes it
     member_dirty_ = false;
-    const std::string value = boost::json::serialize(to_json(self_));
-    auto put = co_await client_->put(EtcdPut(keys_.member(self_.datacenter, self_.vm), value, lease));
+    std::vector<EtcdOp> ops;
+    ops.emplace_back(
+        EtcdPut(keys_.member(self_.datacenter, self_.vm), boost::json::serialize(to_json(self_)), lease));
+    const std::string marker = keys_.catching_up(self_.datacenter, self_.vm);
+    if (self_.phase == MemberPhase::catching_up)
+      ops.emplace_back(EtcdPut(marker, boost::json::serialize(boost::json::object{{"vm", self_.vm}}), lease));
+    else
+      ops.emplace_back(EtcdDelete(marker));
+    auto put = co_await client_->txn({}, std::move(ops), {});
     if (!put) {
       member_dirty_ = true;
       log_line(LogLevel::debug, "coordination_member_write_failed", {{"detail", describe(put.error())}});

@@ -39,6 +39,12 @@ struct CoordinationKeys {
   // racks/<dc>/<rack>: put beside every drain record written in that rack, so that its mod revision changes
   // with each of them; an admission that guards other racks only compares theirs (issue 40).
   std::string racks() const { return prefix + "racks/"; }
+  // catching_up/<dc>/<vm>: under the member's lease while its node catches up (SPEC 3.10), so that every
+  // agent's watcher step learns who does from a range of a few keys, not from every member key.
+  std::string catching_up() const { return prefix + "catching_up/"; }
+  std::string catching_up(const std::string& dc, const std::string& vm) const {
+    return catching_up() + dc + "/" + vm;
+  }
   std::string rack(const std::string& dc, const std::string& rack) const { return racks() + dc + "/" + rack; }
   std::string member(const std::string& dc, const std::string& vm) const { return under(members(), dc) + vm; }
   std::string drain(const std::string& dc, const std::string& vm) const { return under(drains(), dc) + vm; }
@@ -98,6 +104,13 @@ struct AdmissionGuard {
 std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,
                                             const MemberRecord& self, AdmissionGuard guard);
 
+// A watcher step's read: this DC's roles, and whether a catching_up/<dc>/<vm> key names another VM (any DC:
+// every node holds hints for a peer that was out).
+struct WatchRead {
+  WatcherRoles roles;
+  bool another_catching_up = false;
+};
+
 class Coordinator {
  public:
   Coordinator(boost::asio::any_io_executor ex, const CoordinationConfig& config, EtcdClientOptions options,
@@ -131,9 +144,9 @@ class Coordinator {
   boost::asio::awaitable<SharedOutcome> shared_verdict(std::string event_id,
                                                        std::vector<std::string> resources,
                                                        bool wait_for_unregistered);
-  // The watcher of this agent's DC (coordinator_watcher.cpp). Who holds the roles (one range over
-  // watcher/<dc>/).
-  boost::asio::awaitable<Result<WatcherRoles, EtcdFailure>> read_roles();
+  // The watcher of this agent's DC (coordinator_watcher.cpp). Who holds the roles (watcher/<dc>/) and
+  // whether another VM's node catches up (catching_up/), in one request of a few keys.
+  boost::asio::awaitable<Result<WatchRead, EtcdFailure>> read_watch();
   // Takes the role's key under this agent's lease if nobody holds it (create_revision == 0); the leader's
   // key taken by the secondary drops its secondary key in the same transaction. True when taken.
   boost::asio::awaitable<bool> try_role(WatcherRole role, bool release_secondary);

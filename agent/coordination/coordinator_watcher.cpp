@@ -11,18 +11,30 @@ namespace cla {
 
 namespace asio = boost::asio;
 
-asio::awaitable<Result<WatcherRoles, EtcdFailure>> Coordinator::read_roles() {
+asio::awaitable<Result<WatchRead, EtcdFailure>> Coordinator::read_watch() {
   const std::string& dc = self_.datacenter;
-  auto range = co_await client_->range(keys_.watcher(dc), prefix_range_end(keys_.watcher(dc)));
-  if (!range) co_return range.error();
-  WatcherRoles roles;
-  for (const auto& kv : range->kvs) {
+  std::vector<EtcdOp> gets;
+  gets.emplace_back(EtcdGet(keys_.watcher(dc), prefix_range_end(keys_.watcher(dc))));
+  gets.emplace_back(EtcdGet(keys_.catching_up(), prefix_range_end(keys_.catching_up())));
+  auto txn = co_await client_->txn({}, std::move(gets), {});
+  if (!txn) co_return txn.error();
+  if (txn->ranges.size() != 2) {  // the codec gives one range per get of the branch that ran
+    EtcdFailure f;
+    f.kind = EtcdFailure::Kind::wrong_shape;
+    f.detail = "a transaction of two ranges answered " + std::to_string(txn->ranges.size());
+    co_return f;
+  }
+  WatchRead read;
+  for (const auto& kv : txn->ranges[0].kvs) {
     auto holder = role_holder_from_json(kv.value);
     if (!holder) continue;
-    if (kv.key == keys_.watcher_role(dc, WatcherRole::leader)) roles.leader = *holder;
-    if (kv.key == keys_.watcher_role(dc, WatcherRole::secondary)) roles.secondary = *holder;
+    if (kv.key == keys_.watcher_role(dc, WatcherRole::leader)) read.roles.leader = *holder;
+    if (kv.key == keys_.watcher_role(dc, WatcherRole::secondary)) read.roles.secondary = *holder;
   }
-  co_return roles;
+  const std::string own = keys_.catching_up(dc, self_.vm);
+  read.another_catching_up = std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(),
+                                         [&](const auto& kv) { return kv.key != own; });
+  co_return read;
 }
 
 asio::awaitable<bool> Coordinator::try_role(WatcherRole role, bool release_secondary) {

@@ -59,6 +59,16 @@ class Daemon {
                                                  std::chrono::seconds(10));
   }
 
+  // An agent without a watcher role steps (reads the roles and the catching_up/ keys) this often: every
+  // lease_ttl (a missing secondary is replaced within it; only the secondary's own step, at every poll, has a
+  // deadline), or sooner so that a peer's catching_up key is seen within catch_up_min / 2, but never more
+  // often than lease_ttl / 3. At 450 agents every step is ~450 requests to etcd.
+  static std::chrono::milliseconds idle_watch_interval(std::chrono::seconds lease_ttl,
+                                                       std::chrono::seconds catch_up_min) {
+    const std::chrono::milliseconds ttl = lease_ttl, min = catch_up_min;
+    return std::min(ttl, std::max(ttl / 3, min / 2));
+  }
+
   Daemon(boost::asio::io_context& io, Config config, bool dry_run);
 
   // Runs until stop(); returns the process exit code (0 clean stop, 1 fatal runtime error).
@@ -101,8 +111,8 @@ class Daemon {
   boost::asio::awaitable<void> approve(std::string event_id, double persist_ms);
   // catching up (daemon_catch_up.cpp, SPEC 3.10)
   boost::asio::awaitable<void> read_catch_up();
-  // `catching_up`: whether another member catches up, when this watcher step read the members already.
-  boost::asio::awaitable<void> publish_hints(std::optional<bool> catching_up);
+  // `catching_up`: whether another member catches up, as this watcher step read it.
+  boost::asio::awaitable<void> publish_hints(bool catching_up);
   bool another_catches_up(const std::vector<MemberRecord>& members) const;
   // Host id -> closed hints files, for each host this node holds hints for (empty when unreadable, said
   // once).
@@ -139,12 +149,14 @@ class Daemon {
   std::set<std::string> impacted_racks() const;
   // daemon_watcher.cpp: the watcher's role and, as its leader, agentless drain records (SPEC 9), each poll.
   boost::asio::awaitable<void> watch();
-  // Both answer, when the leader read the whole prefix, whether another member catches up (publish_hints).
+  // Whether another member catches up (publish_hints): from the catching_up/ keys, and, when the leader read
+  // the whole prefix, from the member keys too (an older agent writes no catching_up/ key). Nothing when etcd
+  // did not answer: what this node published stays.
   boost::asio::awaitable<std::optional<bool>> watch_roles();
   boost::asio::awaitable<std::optional<bool>> lead();
   void set_watcher_role(WatcherRole role);
   // The leader and the secondary step at every poll (the secondary must take over within lease_ttl_s + one
-  // poll); an agent without a role every lease_ttl_s / 3, so that 150 idle agents do not read etcd 150
+  // poll); an agent without a role every idle_watch_interval, so that 450 idle agents do not read etcd 450
   // times a second.
   bool watch_due();
   // coordinated mode (daemon_coordination.cpp)

@@ -51,17 +51,13 @@ asio::awaitable<void> Daemon::read_catch_up() {
 // game day: load 15 on 2 cores, every nodetool call past its timeout).
 bool Daemon::another_catches_up(const std::vector<MemberRecord>& members) const {
   return std::any_of(members.begin(), members.end(), [&](const MemberRecord& m) {
-    return m.phase == MemberPhase::catching_up && !iequals(m.vm, resource_name_);
+    return m.phase == MemberPhase::catching_up &&
+           !names_vm(m.datacenter, m.vm, coordinator_->datacenter(), resource_name_);
   });
 }
 
-asio::awaitable<void> Daemon::publish_hints(std::optional<bool> catching_up) {
-  if (!catching_up) {  // the leader's step read the members already; others read them here
-    auto snap = co_await coordinator_->read();
-    if (stopping_ || !snap) co_return;
-    catching_up = another_catches_up(snap->members);
-  }
-  if (!*catching_up) {
+asio::awaitable<void> Daemon::publish_hints(bool catching_up) {
+  if (!catching_up) {
     coordinator_->set_hints_for({});
     hints_published_at_ = {};
     co_return;

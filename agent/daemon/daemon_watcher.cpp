@@ -25,7 +25,9 @@ void Daemon::set_watcher_role(WatcherRole role) {
 bool Daemon::watch_due() {
   const auto now = std::chrono::steady_clock::now();
   const bool holder = watcher_role_ && *watcher_role_ != WatcherRole::none;
-  if (!holder && now < watched_at_ + config_.coordination.lease_ttl_s / 3) return false;
+  if (!holder &&
+      now < watched_at_ + idle_watch_interval(config_.coordination.lease_ttl_s, config_.policy.catch_up_min_s))
+    return false;
   watched_at_ = now;
   return true;
 }
@@ -36,26 +38,27 @@ asio::awaitable<void> Daemon::watch() {
   const OnExit watched([this] { watching_ = false; });  // the next poll steps again, whatever this one did
   failpoint("watcher_step");
   const std::optional<bool> catching_up = co_await watch_roles();
-  if (stopping_) co_return;
+  if (stopping_ || !catching_up) co_return;
   // SPEC 3.10: at the same pace, what this node holds for a member catching up.
-  co_await publish_hints(catching_up);
+  co_await publish_hints(*catching_up);
 }
 
 asio::awaitable<std::optional<bool>> Daemon::watch_roles() {
-  auto roles = co_await coordinator_->read_roles();
+  auto read = co_await coordinator_->read_watch();
   if (stopping_) co_return std::nullopt;
-  if (!roles) {
-    log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(roles.error())}});
+  if (!read) {
+    log_line(LogLevel::debug, "watcher_read_failed", {{"detail", describe(read.error())}});
     co_return std::nullopt;  // the role stays as last known: its key lives as long as the lease
   }
-  const RoleDecision d = decide_role(coordinator_->role_holder(), roles->leader, roles->secondary);
+  const RoleDecision d = decide_role(coordinator_->role_holder(), read->roles.leader, read->roles.secondary);
   WatcherRole role = d.current;
   if (d.try_for && co_await coordinator_->try_role(*d.try_for, d.current == WatcherRole::secondary))
     role = *d.try_for;
   if (stopping_) co_return std::nullopt;
   set_watcher_role(role);
-  if (role != WatcherRole::leader) co_return std::nullopt;
-  co_return co_await lead();
+  if (role != WatcherRole::leader) co_return read->another_catching_up;
+  const std::optional<bool> members_say = co_await lead();
+  co_return read->another_catching_up || members_say.value_or(false);
 }
 
 asio::awaitable<std::optional<bool>> Daemon::lead() {

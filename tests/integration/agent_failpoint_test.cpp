@@ -65,9 +65,9 @@ BOOST_AUTO_TEST_CASE(a_watcher_step_that_throws_does_not_stop_the_watcher) {
     fleet.start(0);
   }
   fleet.wait_for(0, "internal_error", fleet.within_a_poll());
-  // A step at most every lease_ttl_s / 3 for an agent without a role: the second one leads.
+  // A step at most every idle_watch_interval for an agent without a role: the second one leads.
   const auto role = fleet.wait_for(
-      0, "watcher_role", 2 * (fleet.lease_ttl() / 3) + fleet.admission_ceiling() + fleet.within_a_poll());
+      0, "watcher_role", 2 * fleet.idle_watch_interval() + fleet.admission_ceiling() + fleet.within_a_poll());
   BOOST_TEST(role.at("role").as_string() == "leader");
 }
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <fstream>
 
+#include "agent/daemon/daemon.hpp"
 #include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
 
@@ -80,6 +81,14 @@ std::chrono::seconds CoordinatedFleet::unsafe_drain_lead() const {
 std::chrono::seconds CoordinatedFleet::lease_ttl() const {
   BOOST_REQUIRE_MESSAGE(coordinated_, "an uncoordinated fleet has no lease");
   return std::chrono::seconds(coordination().at("lease_ttl_s").to_number<std::int64_t>());
+}
+
+std::chrono::milliseconds CoordinatedFleet::idle_watch_interval() const {
+  const auto p = policy();
+  const auto* min = p.if_contains("catch_up_min_s");
+  const std::chrono::seconds catch_up_min =
+      min ? std::chrono::seconds(min->to_number<std::int64_t>()) : cla::CorePolicy{}.catch_up_min;
+  return cla::Daemon::idle_watch_interval(lease_ttl(), catch_up_min);
 }
 
 std::chrono::milliseconds CoordinatedFleet::etcd_request_ceiling() const {

@@ -55,6 +55,8 @@ class CoordinatedFleet {
   std::chrono::seconds drain_lead() const;
   std::chrono::seconds unsafe_drain_lead() const;
   std::chrono::seconds lease_ttl() const;
+  // How often an agent without a watcher role steps (Daemon::idle_watch_interval of this fleet's config).
+  std::chrono::milliseconds idle_watch_interval() const;
   // One etcd request as an agent makes it: tried on every member in turn, each within the request timeout
   // the agent derives from the lease TTL (lease_ttl_s / 5, within 1..5 s). Zero when not coordinated.
   std::chrono::milliseconds etcd_request_ceiling() const;

@@ -1,6 +1,7 @@
 // Coordinated catch-up (SPEC 3.10, 9): a restored node stays catching_up while another agent's node lists
 // hints for it (that agent publishes them in its member key); its drain record stays until it caught up, so
 // the next rack is admitted only then.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <thread>
@@ -19,10 +20,13 @@ using cla::test::has_key;
 using cla::test::log_time;
 
 // nodetool-sim lists vm0's hints on its peers from a second after vm0's node is up again until kReplayS
-// after; catch_up_min_s covers a peer's publication (its watcher step: lease_ttl_s / 3, then an etcd put).
+// after; catch_up_min_s covers a peer's publication (its watcher step, within catch_up_min_s / 2, then an
+// etcd put).
 constexpr std::int64_t kReplayS = 8;
 constexpr std::int64_t kMinS = 5;
 constexpr std::int64_t kLeadS = 28;  // both agents' drain_lead_s: vm1's forced instant comes well after
+
+constexpr const char* kMarkerVm0 = "/cassandra-lifecycle-agent/c1/catching_up/dc1/vm0";
 
 boost::json::object freeze(const std::string& vm, std::int64_t not_before_in) {
   return {{"type", "Freeze"},
@@ -50,6 +54,9 @@ BOOST_AUTO_TEST_CASE(the_next_rack_waits_until_the_peers_delivered_their_hints) 
   std::string record(CoordinatedFleet::kDrains);  // by append: GCC 12 warns (wrongly) on string + literal
   record.append("vm0");
   BOOST_TEST(has_key(fleet.etcd(), record));
+  // And its catching_up/<dc>/<vm> key tells the other agents' watcher steps, written with the member key.
+  BOOST_TEST(cla::test::wait_until([&] { return has_key(fleet.etcd(), kMarkerVm0); },
+                                   fleet.etcd_request_ceiling() + cla::test::kMargin));
   BOOST_TEST(cla::test::wait_until(
                  [&] {
                    const auto view = fleet.fleet_json(1);
@@ -68,7 +75,7 @@ BOOST_AUTO_TEST_CASE(the_next_rack_waits_until_the_peers_delivered_their_hints) 
 
   // Caught up once vm1's node no longer lists hints for it: after the replay, a watcher step of vm1 and a
   // read of vm0's.
-  const auto publish = fleet.lease_ttl() / 3 + cla::Daemon::hints_read_interval(std::chrono::seconds(kMinS)) +
+  const auto publish = fleet.idle_watch_interval() + cla::Daemon::hints_read_interval(std::chrono::seconds(kMinS)) +
                        2 * fleet.etcd_request_ceiling();
   const auto caught = fleet.wait_for(0, "caught_up",
                                      std::chrono::seconds(kReplayS) + publish +
@@ -78,6 +85,7 @@ BOOST_AUTO_TEST_CASE(the_next_rack_waits_until_the_peers_delivered_their_hints) 
   BOOST_TEST((log_time(caught) > log_time(catching)));
   BOOST_TEST(
       cla::test::wait_until([&] { return !has_key(fleet.etcd(), record); }, fleet.record_removed_within()));
+  BOOST_TEST(!has_key(fleet.etcd(), kMarkerVm0), "the catching_up key left with the member key's phase");
   const auto started =
       fleet.wait_for(1, "drain_started",
                      fleet.within_a_poll() + fleet.admission_ceiling() + fleet.record_removed_within(), next);
@@ -111,6 +119,27 @@ BOOST_AUTO_TEST_CASE(a_peer_reads_its_hints_at_most_every_read_interval) {
   // A read at once, then one per interval; at least one, or nothing was published.
   BOOST_TEST(reads >= 1u);
   BOOST_TEST(reads <= static_cast<std::size_t>(window / interval) + 1);
+}
+
+// Whether another node catches up, every agent learns from the catching_up/ keys (a range of a few keys at
+// each watcher step, not every member key: 450 agents each reading the whole prefix every 5 s was the fleet's
+// idle cost). A key of another region's namesake (dc2's vm0) is another node: dc1's vm0 reads what its node
+// holds for it. Nothing catches up before the key is put, so no read comes before it.
+BOOST_AUTO_TEST_CASE(another_dcs_namesake_catching_up_makes_an_agent_read_its_hints) {
+  CoordinatedFleet fleet(2, true);
+  fleet.configure({{"drain_lead_s", kLeadS}});
+  fleet.start_all();
+  fleet.wait_for(0, "coordination_lease_granted", cla::test::kMargin);
+  const auto put_at = cla::WallClock::now();
+  fleet.etcd().put("/cassandra-lifecycle-agent/c1/catching_up/dc2/vm0", R"({"vm":"vm0"})");
+  const auto read_since_put = [&] {
+    const auto calls = fleet.sim_calls(0, "listpendinghints");
+    return std::any_of(calls.begin(), calls.end(), [&](auto t) { return t >= put_at; });
+  };
+  // A watcher step comes within idle_watch_interval once the DC is known; its read, then nodetool's.
+  BOOST_TEST(cla::test::wait_until(read_since_put, fleet.idle_watch_interval() + 2 * fleet.etcd_request_ceiling() +
+                                                       cla::test::kMargin),
+             "vm0 (dc1) read its node's hints for dc2's vm0");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -149,9 +149,9 @@ BOOST_AUTO_TEST_CASE(the_leader_killed_the_secondary_leads_within_a_lease_and_a_
   BOOST_TEST(
       cla::test::wait_until([&] { return holder(fleet, "leader") == secondary; }, takeover_within(fleet)));
   BOOST_TEST(logged_role(fleet, secondary, "leader"));
-  // A new secondary: the third agent, in another fault domain than the new leader's.
+  // A new secondary: the third agent, in another fault domain than the new leader's, at its next step.
   BOOST_TEST(cla::test::wait_until([&] { return holder(fleet, "secondary") == third; },
-                                   fleet.within_a_poll() + fleet.admission_ceiling()));
+                                   fleet.idle_watch_interval() + fleet.within_a_poll() + fleet.admission_ceiling()));
   const auto view = fleet.fleet_json(third);
   BOOST_TEST(view.at("watcher").at("dc1").at("leader").at("vm") ==
              ("vm" + std::to_string(secondary)).c_str());
@@ -165,7 +165,9 @@ BOOST_AUTO_TEST_CASE(leader_and_secondary_killed_the_third_agent_leads) {
   const int third = 3 - leader - secondary;
   fleet.kill(leader);
   fleet.kill(secondary);
-  BOOST_TEST(cla::test::wait_until([&] { return holder(fleet, "leader") == third; }, takeover_within(fleet)));
+  // Without a role, the third agent looks every idle_watch_interval: at its first step after both keys left.
+  BOOST_TEST(cla::test::wait_until([&] { return holder(fleet, "leader") == third; },
+                                   takeover_within(fleet) + fleet.idle_watch_interval()));
   BOOST_TEST(logged_role(fleet, third, "leader"));
 }
 
