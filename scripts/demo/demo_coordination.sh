@@ -67,11 +67,11 @@ readonly unsafe_recheck_s=1
 # expired leases (every 500 ms in etcd 3.4); the secondary looks at every poll, then reads the roles and takes the
 # key in one transaction: a poll's margin for those. A new secondary: an agent without a role looks every
 # lease_ttl_s, or every catch_up_min_s / 2 when that is sooner, never more often than lease_ttl_s / 3
-# (Daemon::idle_watch_interval; the agents run with the default catch_up_min_s).
-readonly etcd_lease_sweep_ms=500 catch_up_min_s=30
+# (Daemon::idle_watch_interval, with the demo's catch_up_min_s).
+readonly etcd_lease_sweep_ms=500
 takeover_bound_ms() { echo $((lease_ttl_s * 1000 + etcd_lease_sweep_ms + poll_ms + poll_ms)); }
 idle_watch_ms() {
-  local ttl=$((lease_ttl_s * 1000)) half=$((catch_up_min_s * 1000 / 2))
+  local ttl=$((lease_ttl_s * 1000)) half=$((${catch_up_min_s:?} * 1000 / 2))
   ((half > ttl / 3)) || half=$((ttl / 3))
   echo $((half < ttl ? half : ttl))
 }
