@@ -167,8 +167,11 @@ Coordinator::Coordinator(asio::any_io_executor ex, const CoordinationConfig& con
       lease_client_(std::make_unique<EtcdClient>(ex, logging_tls_failures(options))) {
   EtcdLeaseHandlers handlers;
   handlers.granted = [this](std::int64_t lease) {
+    // Before nodetool (or this VM's known record) names the DC there is no member key yet: its key names it.
     log_line(LogLevel::info, "coordination_lease_granted",
-             {{"lease", lease}, {"key", keys_.member(self_.datacenter, self_.vm)}});
+             {{"lease", lease},
+              {"key", self_.datacenter.empty() ? std::string("(written once the DC is known)")
+                                               : keys_.member(self_.datacenter, self_.vm)}});
     member_dirty_ = true;  // a new lease: the member key is put under it
     if (!member_writing_) asio::co_spawn(ex_, write_member(), asio::detached);
   };
