@@ -27,10 +27,12 @@ Environment:
   BENCH_BIN           directory of the built binaries (default: build/bin, built first when it is the default)
   BENCH_IDLE_SECONDS  length of the idle counting window (default 60)
   BENCH_KEEP=1        keep the work dir (agents' logs in agents/<dc>/<vm>, agents.jsonl, cluster file, nodetool
-                      call log, emulator records)
+                      call log, emulator records, etcd's /metrics before and after the wave)
 It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N etcd_txn_per_s=N
            coordinated=0|1 etcd_tls=0|1 agentless=K dcs=D racks_out_max_dc1=N ... racks_out_max_dcD=N
+           and, coordinated, etcd_fsync_p99_ms=N etcd_commit_p99_ms=N (etcd's WAL fsync and backend commit
+           through the wave, the largest p99 of the 3 members)
   (racks_out_max: the most racks of one DC out at once, the largest over the DCs)
 EOF
 }
@@ -267,7 +269,16 @@ fd_restored() {  # fd -> every agent of the fault domain (in every DC) logged re
     jq -e 'all(.datacenters[].racks[].nodes[]; .running and .gossip and .binary and (.drained | not))' \
       "$cluster" >/dev/null && { ((!coordinated)) || (($(etcd_count drains/) == 0)); }
 }
+etcd_metrics() { # before|after: each member's /metrics in etcd-metrics/mI.before|after (the report reads them)
+  local i
+  mkdir -p "$work/etcd-metrics"
+  for i in "${!etcd_endpoints[@]}"; do
+    etcd_curl -f "${etcd_endpoints[i]}/metrics" >"$work/etcd-metrics/m$i.$1" ||
+      die "etcd member m$i did not answer /metrics"
+  done
+}
 wave_limit_s=$((notice_s + freeze_s + complete_s + 60))  # per fault domain: the events' life plus a margin
+((!coordinated)) || etcd_metrics before
 w0=$(now_ms); wa0=$(cpu_ns "${agent_pid[@]}"); we0=$(cpu_ns "$emulator_pid"); wc0=$(children_ms "${agent_pid[@]}")
 wd0=$(etcd_cpu_ns); wt0=$(txn_total)
 for fd in 0 1 2; do
@@ -291,6 +302,7 @@ for fd in 0 1 2; do
 done
 wa1=$(cpu_ns "${agent_pid[@]}"); we1=$(cpu_ns "$emulator_pid"); wc1=$(children_ms "${agent_pid[@]}"); w1=$(now_ms)
 wd1=$(etcd_cpu_ns); wt1=$(txn_total)
+((!coordinated)) || etcd_metrics after
 curl -sf "$admin/admin/approvals" >"$work/approvals.json"
 echo "   load after the wave: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -310,7 +322,7 @@ forget_pids "${agent_pid[@]}"
 etcd_args=()
 if ((coordinated)); then
   etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))" --etcd-tls "$((${etcd_plain:-0} == 1 ? 0 : 1))"
-    --agentless "${agentless_vms[*]}")
+    --agentless "${agentless_vms[*]}" --etcd-metrics "$work/etcd-metrics")
 fi
 /usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" --dcs "$dcs" \
   --racks-allowed "$racks_allowed" --bad-exits "$bad_exits" \

@@ -22,7 +22,10 @@ reaction goes: for each listed agent's drain, event added -> event_seen (the pol
 admission asked (the drain timer and the gate's nodetool calls), first admission asked -> the admission that
 admitted asked (refusals: other racks' records, re-checked every unsafe_recheck_s), that admission (etcd read
 and transaction; its attempts: another agent's commit first makes it read and try again), and admitted ->
-drain_started. From the agents' drain_admission lines (duration_ms, attempts).
+drain_started. From the agents' drain_admission lines (duration_ms, attempts). etcd's own commit latency
+through the wave (--etcd-metrics: each member's /metrics before and after it): etcd_disk_wal_fsync_duration_seconds
+and etcd_disk_backend_commit_duration_seconds, the mean (delta sum / delta count) and the p99 estimated from the
+delta histogram's buckets (linear within a bucket, as Prometheus' histogram_quantile), per member.
 
 Violations: more racks of one DC out at once than RF allows (each time the count goes above), an approval by a VM whose
 node had not completed its drain for that event, an agent that logged impact_without_drain, a listed agent
@@ -117,6 +120,69 @@ def racks_out(calls, rack_of, allowed):
     return result, most_overall
 
 
+def read_histograms(path, names):
+    """A Prometheus text page -> {name: (buckets {le: cumulative count}, sum, count)} for the unlabelled (but
+    for le) histograms `names`."""
+    found = {name: ({}, 0.0, 0.0) for name in names}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            key, _, value = line.rpartition(" ")
+            for name in names:
+                buckets, total, count = found[name]
+                if key.startswith(name + "_bucket{"):
+                    le = key.split('le="', 1)[1].split('"', 1)[0]
+                    buckets[math.inf if le == "+Inf" else float(le)] = float(value)
+                elif key == name + "_sum":
+                    found[name] = (buckets, float(value), count)
+                elif key == name + "_count":
+                    found[name] = (buckets, total, float(value))
+    return found
+
+
+def histogram_quantile(q, buckets):
+    """The q-quantile of a histogram's cumulative buckets {le: count}, as Prometheus' histogram_quantile (linear
+    within the bucket; in the +Inf bucket, the largest finite bound); 0 without observations."""
+    bounds = sorted(buckets)
+    if not bounds or buckets[bounds[-1]] <= 0:
+        return 0.0
+    rank = q * buckets[bounds[-1]]
+    lower, below = 0.0, 0.0
+    for le in bounds:
+        if buckets[le] >= rank:
+            if math.isinf(le):
+                return lower
+            if buckets[le] == below:
+                return le
+            return lower + (le - lower) * (rank - below) / (buckets[le] - below)
+        lower, below = le, buckets[le]
+    return lower
+
+
+ETCD_LATENCIES = (("etcd_disk_wal_fsync_duration_seconds", "WAL fsync"),
+                  ("etcd_disk_backend_commit_duration_seconds", "backend commit"))
+
+
+def etcd_latencies(directory):
+    """Per member (mI.before / mI.after in `directory`), per histogram of ETCD_LATENCIES over the wave:
+    {member: {name: (count, mean_ms, p99_ms)}}."""
+    names = [name for name, _ in ETCD_LATENCIES]
+    members = sorted({f.split(".")[0] for f in os.listdir(directory) if f.endswith(".before")})
+    result = {}
+    for member in members:
+        before = read_histograms(os.path.join(directory, member + ".before"), names)
+        after = read_histograms(os.path.join(directory, member + ".after"), names)
+        result[member] = {}
+        for name in names:
+            (b0, s0, c0), (b1, s1, c1) = before[name], after[name]
+            delta = {le: b1[le] - b0.get(le, 0.0) for le in b1}
+            count = c1 - c0
+            mean_ms = (s1 - s0) / count * 1000 if count > 0 else 0.0
+            result[member][name] = (int(count), mean_ms, histogram_quantile(0.99, delta) * 1000)
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", required=True)
@@ -133,6 +199,9 @@ def main():
     parser.add_argument("--agentless", default="",
                         help="coordinated: the VMs whose agent was stopped before the wave (space-separated "
                         "DC/VM, as agents.jsonl's key)")
+    parser.add_argument("--etcd-metrics",
+                        help="coordinated: a dir of each etcd member's /metrics before and after the wave "
+                        "(mI.before, mI.after)")
     args = parser.parse_args()
     n = args.agents
     idle_ms, idle_agents_ns, idle_emu_ns, idle_polls = map(int, args.idle.split())
@@ -240,6 +309,16 @@ def main():
               f"max {attempts[-1]}; drains refused first: {sum(1 for r in refused if r)} "
               f"(refusals p99 {percentile(refused, 99)}, max {refused[-1]})")
 
+    if args.etcd_metrics:
+        latencies = etcd_latencies(args.etcd_metrics)
+        print("etcd's own commit latency through the wave (ms; p99 from the histogram's buckets):")
+        for member, per_name in latencies.items():
+            print("  " + member + ": " + "; ".join(
+                f"{label} x{per_name[name][0]}, mean {per_name[name][1]:.2f}, p99 {per_name[name][2]:.2f}"
+                for name, label in ETCD_LATENCIES))
+        fsync_p99 = max((m[ETCD_LATENCIES[0][0]][2] for m in latencies.values()), default=0.0)
+        commit_p99 = max((m[ETCD_LATENCIES[1][0]][2] for m in latencies.values()), default=0.0)
+
     for approval in approvals:
         key = f"{approval.get('region', '')}/{approval['vm']}"
         done = first(logs.get(key, []), "drain_completed", approval["event_id"])
@@ -291,6 +370,8 @@ def main():
                f"racks_out_max={most} violations={len(violations)} etcd_txn_per_s={txn_per_s:.1f} "
                f"coordinated={1 if args.etcd else 0} etcd_tls={args.etcd_tls} agentless={len(agentless)} "
                f"dcs={args.dcs} " + " ".join(f"racks_out_max_{dc}={m}" for dc, (m, _, _) in sorted(out.items())))
+    if args.etcd_metrics:
+        summary += f" etcd_fsync_p99_ms={fsync_p99:.1f} etcd_commit_p99_ms={commit_p99:.1f}"
     print(summary)
 
 
