@@ -218,15 +218,19 @@ http_code() { curl -s --noproxy '*' -o /dev/null -w '%{http_code}' "$1"; } # URL
 url_answers() { [[ $(http_code "$1") == "${2:-200}" ]]; }                  # URL [CODE]
 
 # ---- imds-emulator ------------------------------------------------------------------------------------------------
-# start_emulator BIN DIR VM,FAULT_DOMAIN... [-- ARGS...]: imds-emulator serving each VM on its own free port of
-# 127.0.0.1, and its admin API, with ARGS; it prints one "listening" JSON line per address to DIR/emulator.out, its
-# log goes to DIR/emulator.err. Returns once every address listens; sets emulator_pid (registered for cleanup) and
-# admin (http://HOST:PORT of the admin API). An emulator that exits or does not listen in 10 s is fatal.
+# start_emulator BIN DIR NAME,FAULT_DOMAIN[,MORE]... [-- ARGS...]: imds-emulator serving each VM on its own free
+# port of 127.0.0.1, and its admin API, with ARGS; MORE is the rest of the emulator's --vm (ZONE, region=REGION),
+# after the address: vm0,0,region=dc2 is --vm vm0,0,127.0.0.1:0,region=dc2. It prints one "listening" JSON line
+# per address to DIR/emulator.out, its log goes to DIR/emulator.err. Returns once every address listens; sets
+# emulator_pid (registered for cleanup) and admin (http://HOST:PORT of the admin API). An emulator that exits or
+# does not listen in 10 s is fatal.
 start_emulator() {
-  local bin=$1 dir=$2 args=() addresses=1
+  local bin=$1 dir=$2 args=() addresses=1 name_fd more
   shift 2
   while (($#)) && [[ $1 != -- ]]; do
-    args+=(--vm "$1,127.0.0.1:0")
+    [[ $1 =~ ^([^,]+,[^,]+)(,.*)?$ ]] || die "start_emulator: '$1' is not NAME,FAULT_DOMAIN[,MORE]"
+    name_fd=${BASH_REMATCH[1]} more=${BASH_REMATCH[2]}
+    args+=(--vm "$name_fd,127.0.0.1:0$more")
     addresses=$((addresses + 1))
     shift
   done
@@ -242,8 +246,9 @@ emulator_listening() { # DIR COUNT
   pid_alive "$emulator_pid" || die "imds-emulator exited: $(cat "$1/emulator.err")"
   lines_at_least "$1/emulator.out" '"listening"' "$2"
 }
-emulator_vm_address() { # DIR VM -> HOST:PORT
-  jq -r --arg vm "$2" 'select(.listening=="vm" and .vm==$vm) | .address' "$1/emulator.out"
+emulator_vm_address() { # DIR VM [REGION] -> HOST:PORT (REGION omitted: the default region "")
+  jq -r --arg vm "$2" --arg region "${3:-}" \
+    'select(.listening=="vm" and .vm==$vm and (.region // "")==$region) | .address' "$1/emulator.out"
 }
 
 # The admin API (at $admin) on events: post one (JSON body -> its EventId; a refusal is fatal), read a field of

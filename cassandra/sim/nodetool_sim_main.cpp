@@ -87,7 +87,9 @@ Call log: every call appends {"t": "...Z", "node": ADDRESS, "subcommand": ..., "
 JSON line to --call-log PATH, else to the cluster file's "call_log".
 
 --init-cluster writes a fresh cluster, every node up: DCs from --dcs (comma-separated), racks rack1..N,
-addresses base-address + 1, 2, ... across all DCs, host ids and loads derived from the addresses, and the
+addresses base-address + 1, 2, ... across all DCs (a base of three dotted octets, as the default, counts on
+as IPv4 addresses past .254 into the next /24: 127.0.1.254, 127.0.2.1, ...; never .0 or .255), host ids
+and loads derived from the addresses, and the
 keyspaces of a fresh Cassandra 5.0 with the project's own: system_traces (SimpleStrategy 2),
 system_distributed (3), system_auth (1), lifecycle (NetworkTopologyStrategy dc1: 3), system_schema and
 system (LocalStrategy). --no-default-keyspaces keeps only the two LocalStrategy ones; each --keyspace adds
@@ -158,6 +160,10 @@ int init_cluster(const Options& options) {
       *target = static_cast<int>(value);
     }
   if (options.values.count("--base-address")) init.base_address = get("--base-address");
+  const int nodes = static_cast<int>(init.datacenters.size()) * init.racks * init.nodes_per_rack;
+  if (!cla::sim_node_address(init.base_address, nodes))
+    return sim_error("--base-address " + init.base_address + ": " + std::to_string(nodes) +
+                     " nodes run past 255.255.255.254");
   init.keyspaces = cla::default_sim_keyspaces();
   if (options.values.count("--no-default-keyspaces"))
     std::erase_if(init.keyspaces,

@@ -1,6 +1,7 @@
 // nodetool-sim's cluster model: node lookup and the deterministic generator behind --init-cluster.
 #include "cassandra/sim/sim_cluster.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cassandra/sim/sim_output.hpp"
@@ -41,6 +42,32 @@ std::optional<SimNodeRef> find_node(SimCluster& cluster, std::string_view addres
       for (auto& node : rack.nodes)
         if (node.address == address) return SimNodeRef{&dc, &rack, &node};
   return std::nullopt;
+}
+
+std::optional<std::string> sim_node_address(const std::string& base, int k) {
+  if (k < 1) return std::nullopt;
+  // Three octets, each 0..255 without a sign or a leading zero, and the trailing dot.
+  std::uint32_t prefix = 0;  // the /24, as a number
+  int octets = 0;
+  std::size_t at = 0;
+  for (; octets < 3 && at < base.size(); ++octets) {
+    const std::size_t dot = base.find('.', at);
+    if (dot == std::string::npos || dot == at || dot - at > 3) break;
+    const std::string_view digits(base.data() + at, dot - at);
+    if (digits.size() > 1 && digits[0] == '0') break;
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) break;
+    const int octet = std::stoi(std::string(digits));
+    if (octet > 255) break;
+    prefix = (prefix << 8) | static_cast<std::uint32_t>(octet);
+    at = dot + 1;
+  }
+  if (octets != 3 || at != base.size()) return base + std::to_string(k);
+  constexpr int kHostsPer24 = 254;  // .1 .. .254
+  const std::uint64_t net = prefix + static_cast<std::uint64_t>((k - 1) / kHostsPer24);
+  if (net > 0xffffff) return std::nullopt;
+  const int host = (k - 1) % kHostsPer24 + 1;
+  return std::to_string(net >> 16) + "." + std::to_string((net >> 8) & 0xff) + "." +
+         std::to_string(net & 0xff) + "." + std::to_string(host);
 }
 
 std::string default_host_id(const std::string& address) {
@@ -120,7 +147,7 @@ SimCluster make_sim_cluster(const SimInitOptions& options, std::int64_t generati
       SimRack rack{"rack" + std::to_string(r), {}};
       for (int n = 0; n < options.nodes_per_rack; ++n) {
         SimNode node;
-        node.address = options.base_address + std::to_string(next++);
+        node.address = sim_node_address(options.base_address, next++).value_or("");
         node.host_id = default_host_id(node.address);
         node.load = default_load(node.address);
         node.tokens = options.tokens;

@@ -105,7 +105,7 @@ struct SimInitOptions {
   std::vector<std::string> datacenters{"dc1"};
   int racks = 3;
   int nodes_per_rack = 3;
-  std::string base_address = "127.0.1.";  // node k (1-based, across all DCs) gets base_address + k
+  std::string base_address = "127.0.1.";  // node k (1-based, across all DCs): sim_node_address(base, k)
   int tokens = 16;
   std::string call_log;
   std::vector<SimKeyspace> keyspaces;  // empty: default_sim_keyspaces()
@@ -120,7 +120,13 @@ std::vector<SimKeyspace> default_sim_keyspaces();
 // --keyspace).
 Result<SimKeyspace> parse_sim_keyspace_option(std::string_view text);
 
-// A fresh cluster, every node up; host ids and loads derived deterministically from the addresses.
+// The address --init-cluster gives node k (1-based, across all DCs): base + k, except that a base of three
+// dotted octets ("127.0.1.") counts on as IPv4 addresses, .1 to .254 of each /24 in turn (127.0.1.254, then
+// 127.0.2.1: never .0 or .255), so nodes 1..254 keep base + k. nullopt when that runs past 255.255.255.254.
+std::optional<std::string> sim_node_address(const std::string& base, int k);
+
+// A fresh cluster, every node up; host ids and loads derived deterministically from the addresses. Every
+// node's address must exist (sim_node_address); one that does not is left empty.
 SimCluster make_sim_cluster(const SimInitOptions& options, std::int64_t generation);
 
 // What --init-cluster gives a node, also the defaults when a cluster file leaves host_id or load out.

@@ -44,6 +44,38 @@ BOOST_AUTO_TEST_CASE(init_cluster_layout) {
              cluster.datacenters[0].racks[0].nodes[0].host_id);  // deterministic
 }
 
+// bench-fleet's case study: 3 DCs of 150 nodes. A 3-octet base counts on into the next /24 past .254 (never
+// .0 or .255); the first 254 nodes keep base + k, as every cluster of up to 254 nodes had before.
+BOOST_AUTO_TEST_CASE(init_cluster_past_254_nodes) {
+  const auto cluster =
+      cla::make_sim_cluster(cla::SimInitOptions{{"dc1", "dc2", "dc3"}, 3, 50, "127.0.1.", 16, "", {}}, 7);
+  std::vector<std::string> addresses;
+  for (const auto& dc : cluster.datacenters)
+    for (const auto& rack : dc.racks)
+      for (const auto& node : rack.nodes) addresses.push_back(node.address);
+  BOOST_REQUIRE(addresses.size() == 450u);
+  for (int k = 1; k <= 254; ++k) BOOST_TEST(addresses[k - 1] == "127.0.1." + std::to_string(k));
+  BOOST_TEST(addresses[254] == "127.0.2.1");
+  BOOST_TEST(addresses[449] == "127.0.2.196");
+  BOOST_TEST(cluster.datacenters[2].racks[0].nodes[0].address == "127.0.2.47");  // node 301
+  BOOST_TEST(std::set<std::string>(addresses.begin(), addresses.end()).size() == 450u);
+  for (const auto& address : addresses) {
+    const auto host = address.substr(address.rfind('.') + 1);
+    BOOST_TEST((host != "0" && host != "255"), address);
+  }
+
+  BOOST_TEST(cla::sim_node_address("10.0.255.", 255).value_or("") == "10.1.0.1");  // carries on
+  BOOST_TEST(cla::sim_node_address("10.0.255.", 509).value_or("") == "10.1.1.1");
+  BOOST_TEST(!cla::sim_node_address("255.255.255.", 255).has_value());  // runs out
+  BOOST_TEST(cla::sim_node_address("255.255.255.", 254).value_or("") == "255.255.255.254");
+  // Any other base: base + k, as before.
+  BOOST_TEST(cla::sim_node_address("node-", 300).value_or("") == "node-300");
+  BOOST_TEST(cla::sim_node_address("127.0.", 300).value_or("") == "127.0.300");
+  BOOST_TEST(cla::sim_node_address("127.0.1.1", 3).value_or("") == "127.0.1.13");
+  BOOST_TEST(cla::sim_node_address("127.0.256.", 300).value_or("") == "127.0.256.300");
+  BOOST_TEST(cla::sim_node_address("127.0.01.", 300).value_or("") == "127.0.01.300");
+}
+
 BOOST_AUTO_TEST_CASE(round_trip) {
   auto cluster = cla::make_sim_cluster(cla::SimInitOptions{}, 1700000000);
   auto& node = cluster.datacenters[0].racks[1].nodes[0];
