@@ -1,12 +1,38 @@
 // Cassandra JVMs by their command lines: NUL-separated arguments, read whole.
 #include "cassandra/nodetool/cassandra_processes.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
-#include <iterator>
+#include <cerrno>
+#include <optional>
 #include <system_error>
 
 namespace cla {
+namespace {
+
+// A process's whole command line, or nothing when it cannot be read: the process may exit between the
+// directory listing and the read, and reading a dead process's cmdline fails with ESRCH (std::filebuf throws
+// on a failed read, which took the whole check down as an internal_error at 450 agents).
+std::optional<std::string> read_whole(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      if (n < 0) return std::nullopt;
+      return text;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
 
 std::vector<std::vector<std::string>> cassandra_command_lines(const std::filesystem::path& proc) {
   constexpr std::string_view kMainClass = "org.apache.cassandra.service.CassandraDaemon";
@@ -16,8 +42,9 @@ std::vector<std::vector<std::string>> cassandra_command_lines(const std::filesys
     const std::string name = it->path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
       continue;
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::optional<std::string> read = read_whole(it->path() / "cmdline");
+    if (!read) continue;
+    const std::string& text = *read;
     std::vector<std::string> arguments;
     for (std::size_t start = 0; start < text.size();) {
       const std::size_t end_of = std::min(text.find('\0', start), text.size());
