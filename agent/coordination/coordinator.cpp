@@ -76,6 +76,7 @@ std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const 
   for (const auto& r : snap.drains) add(r.datacenter, r.rack);
   for (const auto& k : snap.known) add(k.datacenter, k.rack);
   for (const auto& m : snap.members) add(m.datacenter, m.rack);
+  for (const auto& [dc, rack] : guard.racks) add(dc, rack);
   racks.erase(keys.rack(self.datacenter, self.rack));
   const std::string own_dc = keys.racks() + self.datacenter + "/";
   for (const auto& key : racks) {
@@ -87,53 +88,60 @@ std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const 
   return compare;
 }
 
+namespace {
+
+// One key of the prefix into the snapshot: a member, known, watcher, racks or drain key (others ignored).
+void add_record(CoordinationSnapshot& snap, const CoordinationKeys& keys, const EtcdKeyValue& kv) {
+  if (kv.key.rfind(keys.members(), 0) == 0) {
+    if (kv.key.find('/', keys.members().size()) == std::string::npos) snap.older_agents = true;
+    auto m = member_from_json(kv.value);
+    if (m)
+      snap.members.push_back(std::move(*m));
+    else
+      ++snap.undecodable;
+  } else if (kv.key.rfind(keys.known(), 0) == 0) {
+    auto k = known_record_from_json(kv.value);
+    if (k)
+      snap.known.push_back(std::move(*k));
+    else
+      ++snap.undecodable;
+  } else if (kv.key.rfind(keys.watcher(), 0) == 0) {
+    // watcher/<dc>/<role>, or an older agent's watcher/<role> (DC "").
+    const std::string rest = kv.key.substr(keys.watcher().size());
+    const auto slash = rest.rfind('/');
+    const std::string dc = slash == std::string::npos ? "" : rest.substr(0, slash);
+    const std::string role = slash == std::string::npos ? rest : rest.substr(slash + 1);
+    if (role != to_string(WatcherRole::leader) && role != to_string(WatcherRole::secondary)) return;
+    auto holder = role_holder_from_json(kv.value);
+    if (!holder) {
+      ++snap.undecodable;
+      return;
+    }
+    WatcherRoles& roles = snap.roles[dc];
+    (role == to_string(WatcherRole::leader) ? roles.leader : roles.secondary) = *holder;
+  } else if (kv.key.rfind(keys.racks(), 0) == 0) {
+    snap.rack_revisions[kv.key] = kv.mod_revision;
+  } else if (kv.key.rfind(keys.drains(), 0) == 0) {
+    auto r = drain_record_from_json(kv.value);
+    if (!r) {
+      ++snap.undecodable;
+      return;
+    }
+    r->mod_revision = kv.mod_revision;
+    r->key = kv.key;
+    snap.drains.push_back(std::move(*r));
+  }
+}
+
+}  // namespace
+
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
                                                                          const CoordinationKeys& keys) {
   auto range = co_await client.range(keys.prefix, prefix_range_end(keys.prefix));
   if (!range) co_return range.error();
   CoordinationSnapshot snap;
   snap.revision = range->revision;
-  for (const auto& kv : range->kvs) {
-    if (kv.key.rfind(keys.members(), 0) == 0) {
-      if (kv.key.find('/', keys.members().size()) == std::string::npos) snap.older_agents = true;
-      auto m = member_from_json(kv.value);
-      if (m)
-        snap.members.push_back(std::move(*m));
-      else
-        ++snap.undecodable;
-    } else if (kv.key.rfind(keys.known(), 0) == 0) {
-      auto k = known_record_from_json(kv.value);
-      if (k)
-        snap.known.push_back(std::move(*k));
-      else
-        ++snap.undecodable;
-    } else if (kv.key.rfind(keys.watcher(), 0) == 0) {
-      // watcher/<dc>/<role>, or an older agent's watcher/<role> (DC "").
-      const std::string rest = kv.key.substr(keys.watcher().size());
-      const auto slash = rest.rfind('/');
-      const std::string dc = slash == std::string::npos ? "" : rest.substr(0, slash);
-      const std::string role = slash == std::string::npos ? rest : rest.substr(slash + 1);
-      if (role != to_string(WatcherRole::leader) && role != to_string(WatcherRole::secondary)) continue;
-      auto holder = role_holder_from_json(kv.value);
-      if (!holder) {
-        ++snap.undecodable;
-        continue;
-      }
-      WatcherRoles& roles = snap.roles[dc];
-      (role == to_string(WatcherRole::leader) ? roles.leader : roles.secondary) = *holder;
-    } else if (kv.key.rfind(keys.racks(), 0) == 0) {
-      snap.rack_revisions[kv.key] = kv.mod_revision;
-    } else if (kv.key.rfind(keys.drains(), 0) == 0) {
-      auto r = drain_record_from_json(kv.value);
-      if (!r) {
-        ++snap.undecodable;
-        continue;
-      }
-      r->mod_revision = kv.mod_revision;
-      r->key = kv.key;
-      snap.drains.push_back(std::move(*r));
-    }
-  }
+  for (const auto& kv : range->kvs) add_record(snap, keys, kv);
   co_return snap;
 }
 
@@ -147,6 +155,42 @@ asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::stri
   auto txn = co_await client.txn(std::move(compare), std::move(success), std::move(failure));
   if (!txn) co_return txn.error();
   co_return txn->succeeded;
+}
+
+asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
+    EtcdClient& client, const CoordinationKeys& keys) {
+  std::vector<EtcdOp> gets;
+  gets.emplace_back(EtcdGet(keys.drains(), prefix_range_end(keys.drains())));
+  gets.emplace_back(EtcdGet(keys.racks(), prefix_range_end(keys.racks())));
+  gets.emplace_back(EtcdGet(keys.members(), prefix_range_end(keys.members()), true));
+  auto txn = co_await client.txn({}, std::move(gets), {});
+  if (!txn) co_return txn.error();
+  if (txn->ranges.size() != 3) {  // the codec gives one range per get of the branch that ran
+    EtcdFailure f;
+    f.kind = EtcdFailure::Kind::wrong_shape;
+    f.detail = "a transaction of three ranges answered " + std::to_string(txn->ranges.size());
+    co_return f;
+  }
+  CoordinationSnapshot snap;
+  snap.revision = txn->revision;
+  for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys, kv);
+  for (const auto& kv : txn->ranges[1].kvs) add_record(snap, keys, kv);
+  for (const auto& kv : txn->ranges[2].kvs) {
+    // members/<dc>/<vm>; an older agent's members/<vm> names no DC here (it is in the value, not read): a
+    // member of no DC matches every DC's record of its VM name, so none of them is taken for stale.
+    const std::string rest = kv.key.substr(keys.members().size());
+    const auto slash = rest.find('/');
+    MemberRecord member;
+    if (slash == std::string::npos) {
+      snap.older_agents = true;
+      member.vm = rest;
+    } else {
+      member.datacenter = rest.substr(0, slash);
+      member.vm = rest.substr(slash + 1);
+    }
+    snap.members.push_back(std::move(member));
+  }
+  co_return snap;
 }
 
 CoordinationSnapshot CoordinationSnapshot::of_datacenter(const std::string& datacenter) const {
@@ -328,7 +372,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   const std::string value = boost::json::serialize(to_json(record));
   const auto contended_until = std::chrono::steady_clock::now() + kAdmissionContention;
   for (int attempt = 1;; ++attempt) {
-    auto snap = co_await read_snapshot(*client_, keys_);
+    auto snap = co_await read_admission_snapshot(*client_, keys_);
     if (!snap)
       co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}, attempt};
     AdmissionInput in;

@@ -77,6 +77,12 @@ struct CoordinationSnapshot {
 };
 boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
                                                                                 const CoordinationKeys& keys);
+// What an admission decides on, in one transaction of three ranges: the drain records, the racks' keys, and
+// the member keys' names only (members: VM and DC from the key; an older agent's flat key gives DC ""). At
+// 450 agents a fault domain's 150 admissions each reading the whole prefix (every member and known record)
+// kept etcd busy for seconds.
+boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
+    EtcdClient& client, const CoordinationKeys& keys);
 
 // `op` (a put or delete of `key`, with `also` beside it) in one transaction, only if `key`'s mod revision is
 // still `revision` (0: absent): a record written since it was read is never overwritten or deleted. True
@@ -95,10 +101,14 @@ boost::asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, st
 struct AdmissionGuard {
   bool rack_batched = false;
   bool cross_dc = true;
+  // Every (DC, rack) of the node's last nodetool status: a rack that no drain has named yet has no
+  // racks/<dc>/<rack> key, and its first drain must still be compared (its key absent, MOD == 0).
+  std::set<std::pair<std::string, std::string>> racks;
 };
 
 // The admitting transaction's compares. Unbatched: no record under drains/ changed since the read. Batched:
-// the racks/<dc>/<rack> key of every other rack any record or key names (this DC's only when not cross_dc)
+// the racks/<dc>/<rack> key of every other rack the guard, a record or a key names (this DC's only when not
+// cross_dc)
 // still at the revision read (0: still absent), so that a drain recorded in another rack since the read
 // makes this one read and decide again, and one in this rack does not.
 std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,

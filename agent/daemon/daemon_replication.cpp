@@ -276,6 +276,7 @@ AdmissionGuard Daemon::admission_guard() const {
                                                                       last_view_->self.rack);
   const Consistency level = config_.topology.consistency;
   guard.cross_dc = level != Consistency::local_quorum && level != Consistency::local_one;
+  for (const StatusRow& row : last_view_->status.rows) guard.racks.emplace(row.datacenter, row.rack);
   return guard;
 }
 

@@ -1,9 +1,13 @@
 // Admission that scales (issue 40): on a real etcd, the admitting transaction of a node whose rack holds one
 // replica per range guards the other racks only. Three agents read the records; rack1's vm0 then records its
 // drain. Its rack sibling vm3, batched, still commits on what it read (a wave's rack is admitted together);
-// rack2's vm1 must read and decide again; unbatched, vm3 must too, as every agent did before.
+// rack2's vm1 must read and decide again; unbatched, vm3 must too, as every agent did before. The reads are
+// the admission's own (drains, racks, member keys' names): rack2 is guarded although no record or key names
+// it yet, because the guard carries the racks of the node's status.
 #include <boost/asio.hpp>
 #include <boost/test/unit_test.hpp>
+#include <set>
+#include <utility>
 
 #include "agent/coordination/coordinator.hpp"
 #include "etcd_client_support.hpp"
@@ -37,15 +41,14 @@ struct ThreeAgents {
   const cla::MemberRecord vm0 = node("vm0", "rack1", "h0"), vm3 = node("vm3", "rack1", "h3"),
                           vm1 = node("vm1", "rack2", "h1");
 
-  ThreeAgents() {
-    // Each agent's known record: the racks the guard knows of.
-    for (const auto* m : {&vm0, &vm3, &vm1})
-      etcd.put(keys.known("dc1", m->vm), boost::json::serialize(cla::to_json(cla::KnownRecord{
-                                             m->vm, 0, m->datacenter, m->rack, "127.0.0.1", m->host_id})));
-  }
+  // The racks of the agents' nodetool status: what the daemon's guard carries (no drain named any of them
+  // yet, so no racks/<dc>/<rack> key exists).
+  const std::set<std::pair<std::string, std::string>> status_racks{{"dc1", "rack1"}, {"dc1", "rack2"}};
+  const cla::AdmissionGuard batched{true, false, status_racks}, unbatched{false, false, status_racks};
+
   cla::CoordinationSnapshot read() {
     std::optional<cla::Result<cla::CoordinationSnapshot, cla::EtcdFailure>> snap;
-    spawn_into(ioc, cla::read_snapshot(client, keys), snap);
+    spawn_into(ioc, cla::read_admission_snapshot(client, keys), snap);
     BOOST_REQUIRE(run_until(
         ioc, [&] { return snap.has_value(); }, requests_ceiling(options)));
     BOOST_REQUIRE_MESSAGE(snap->ok(), why(*snap));
@@ -63,7 +66,7 @@ struct ThreeAgents {
         }(),
         options, 3, vm0);
     std::optional<cla::AdmissionOutcome> outcome;
-    spawn_into(ioc, coordinator.admit("E0", false, {}, {}, {}, {true, false}), outcome);
+    spawn_into(ioc, coordinator.admit("E0", false, {}, {}, {}, batched), outcome);
     BOOST_REQUIRE(run_until(
         ioc, [&] { return outcome.has_value(); }, requests_ceiling(options, 2)));
     BOOST_REQUIRE_MESSAGE(outcome->result == cla::CoordinationResult::allowed, outcome->detail);
@@ -89,9 +92,8 @@ BOOST_AUTO_TEST_SUITE(coordination_batch_test)
 BOOST_FIXTURE_TEST_CASE(a_racks_sibling_commits_on_a_stale_read_and_another_rack_does_not, ThreeAgents) {
   const auto before = read();
   record_vm0();
-  const cla::AdmissionGuard batched{true, false};
   BOOST_TEST(!commits(vm1, before, batched), "rack2 must see rack1's new drain before it decides");
-  BOOST_TEST(!commits(vm3, before, {false, false}), "unbatched, any drain recorded since the read holds it");
+  BOOST_TEST(!commits(vm3, before, unbatched), "unbatched, any drain recorded since the read holds it");
   BOOST_TEST(commits(vm3, before, batched), "rack1's sibling is not held by rack1's own drain");
 }
 
@@ -101,7 +103,7 @@ BOOST_FIXTURE_TEST_CASE(an_older_agents_member_key_turns_batching_off, ThreeAgen
   const auto before = read();
   BOOST_TEST(before.older_agents);
   record_vm0();
-  BOOST_TEST(!commits(vm3, before, {true, false}));
+  BOOST_TEST(!commits(vm3, before, batched));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

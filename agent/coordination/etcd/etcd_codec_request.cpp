@@ -90,7 +90,9 @@ struct OpObject {
     return {{"request_delete_range", key_range(del.key, del.range_end)}};
   }
   json::object operator()(const EtcdGet& get) const {
-    return {{"request_range", key_range(get.key, get.range_end)}};
+    json::object range = key_range(get.key, get.range_end);
+    if (get.keys_only) range["keys_only"] = true;
+    return {{"request_range", std::move(range)}};
   }
 };
 

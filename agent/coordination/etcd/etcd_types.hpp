@@ -105,8 +105,10 @@ struct EtcdDelete {
 };
 struct EtcdGet {
   explicit EtcdGet(std::string key) : key(std::move(key)) {}
-  EtcdGet(std::string key, std::string range_end) : key(std::move(key)), range_end(std::move(range_end)) {}
+  EtcdGet(std::string key, std::string range_end, bool keys_only = false)
+      : key(std::move(key)), range_end(std::move(range_end)), keys_only(keys_only) {}
   std::string key, range_end;  // range_end empty: the one key
+  bool keys_only = false;      // the keys and revisions without their values
 };
 using EtcdOp = std::variant<EtcdPut, EtcdDelete, EtcdGet>;
 
