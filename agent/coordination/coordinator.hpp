@@ -108,9 +108,8 @@ struct AdmissionGuard {
 
 // The admitting transaction's compares. Unbatched: no record under drains/ changed since the read. Batched:
 // the racks/<dc>/<rack> key of every other rack the guard, a record or a key names (this DC's only when not
-// cross_dc)
-// still at the revision read (0: still absent), so that a drain recorded in another rack since the read
-// makes this one read and decide again, and one in this rack does not.
+// cross_dc) still at the revision read (0: still absent), so that a drain recorded in another rack since the
+// read makes this one read and decide again, and one in this rack does not.
 std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,
                                             const MemberRecord& self, AdmissionGuard guard);
 
