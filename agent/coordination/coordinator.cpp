@@ -279,6 +279,14 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read() {
   co_return co_await read_snapshot(*client_, keys_);
 }
 
+asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_members() {
+  auto range = co_await client_->range(keys_.members(), prefix_range_end(keys_.members()));
+  if (!range) co_return range.error();
+  CoordinationSnapshot snap;
+  for (const auto& kv : range->kvs) add_record(snap, keys_, kv);
+  co_return std::move(snap.members);
+}
+
 // One writer: the latest member value is put under the current lease once the DC is known, with the
 // catching_up/<dc>/<vm> key put or deleted in the same transaction, and known/<dc>/<vm> (no lease) when the
 // identity changed; failures are retried every second.

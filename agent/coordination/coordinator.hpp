@@ -137,6 +137,9 @@ class Coordinator {
                     const std::string& address);
   // Everything under the cluster's prefix (members, drains, known VMs), read now.
   boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read();
+  // Every DC's member keys (one range over members/): who holds hints for whom (SPEC 3.10), read by a
+  // catching-up agent every few seconds, without the known records beside them.
+  boost::asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> read_members();
   // The node's DC as nodetool last named it ("" until then).
   const std::string& datacenter() const { return self_.datacenter; }
   // This agent as a watcher role's value: VM, fault domain, rack.

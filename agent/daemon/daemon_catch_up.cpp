@@ -25,14 +25,16 @@ asio::awaitable<void> Daemon::read_catch_up() {
   } else if (own_host_id_.empty()) {
     outcome.detail = "this node's host id is not known (nodetool info failed)";
   } else {
-    auto snap = co_await coordinator_->read();
+    auto members = co_await coordinator_->read_members();
     if (stopping_) co_return;
-    if (!snap) {
-      outcome.detail = describe(snap.error());
+    if (!members) {
+      outcome.detail = describe(members.error());
     } else {
       outcome.read = true;
-      for (const auto& member : snap->members) {
-        if (iequals(member.vm, resource_name_)) continue;
+      // Every DC's: a coordinator anywhere holds hints for this node, and another region's VM of this name is
+      // another node.
+      for (const auto& member : *members) {
+        if (names_vm(member.datacenter, member.vm, coordinator_->datacenter(), resource_name_)) continue;
         const auto it = member.hints_for.find(own_host_id_);
         if (it == member.hints_for.end()) continue;
         outcome.holders.push_back(member.vm + " (" + std::to_string(it->second) + " hints files)");

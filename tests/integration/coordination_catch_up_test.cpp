@@ -75,7 +75,8 @@ BOOST_AUTO_TEST_CASE(the_next_rack_waits_until_the_peers_delivered_their_hints) 
 
   // Caught up once vm1's node no longer lists hints for it: after the replay, a watcher step of vm1 and a
   // read of vm0's.
-  const auto publish = fleet.idle_watch_interval() + cla::Daemon::hints_read_interval(std::chrono::seconds(kMinS)) +
+  const auto publish = fleet.idle_watch_interval() +
+                       cla::Daemon::hints_read_interval(std::chrono::seconds(kMinS)) +
                        2 * fleet.etcd_request_ceiling();
   const auto caught = fleet.wait_for(0, "caught_up",
                                      std::chrono::seconds(kReplayS) + publish +
@@ -137,9 +138,49 @@ BOOST_AUTO_TEST_CASE(another_dcs_namesake_catching_up_makes_an_agent_read_its_hi
     return std::any_of(calls.begin(), calls.end(), [&](auto t) { return t >= put_at; });
   };
   // A watcher step comes within idle_watch_interval once the DC is known; its read, then nodetool's.
-  BOOST_TEST(cla::test::wait_until(read_since_put, fleet.idle_watch_interval() + 2 * fleet.etcd_request_ceiling() +
-                                                       cla::test::kMargin),
+  BOOST_TEST(cla::test::wait_until(read_since_put, fleet.idle_watch_interval() +
+                                                       2 * fleet.etcd_request_ceiling() + cla::test::kMargin),
              "vm0 (dc1) read its node's hints for dc2's vm0");
+}
+
+// A catching-up node counts every DC's member keys: hints for it are held wherever a coordinator took its
+// writes, and another region's VM of the same name (dc2's vm0) is another node. Its member key listing
+// hints for dc1's vm0 keeps dc1's vm0 catching up until it goes.
+BOOST_AUTO_TEST_CASE(hints_held_by_another_dcs_namesake_keep_the_node_catching_up) {
+  CoordinatedFleet fleet(2, true);
+  fleet.configure({{"drain_lead_s", kLeadS}, {"catch_up_min_s", kMinS}, {"catch_up_max_s", 120}});
+  fleet.start_all();
+  std::string own_key(CoordinatedFleet::kMembers);
+  own_key.append("vm0");
+  std::string host_id;
+  BOOST_REQUIRE(cla::test::wait_until(
+      [&] {
+        for (const auto& [key, value] : fleet.etcd().get_prefix(own_key))
+          if (key == own_key) host_id = boost::json::parse(value).at("host_id").as_string().c_str();
+        return !host_id.empty();
+      },
+      fleet.etcd_request_ceiling() + cla::test::kMargin));
+  cla::MemberRecord namesake;
+  namesake.vm = "vm0";
+  namesake.datacenter = "dc2";
+  namesake.rack = "rack1";
+  namesake.host_id = "00000000-0000-4000-8000-0000000000d2";
+  namesake.hints_for = {{host_id, 1}};
+  const std::string namesake_key = "/cassandra-lifecycle-agent/c1/members/dc2/vm0";
+  fleet.etcd().put(namesake_key, boost::json::serialize(cla::to_json(namesake)));
+
+  const std::string first = fleet.add_event(freeze("vm0", kLeadS + 2));
+  fleet.wait_for(0, "restore_completed", fleet.until_restored(first));
+  fleet.wait_for(0, "catching_up", cla::test::kMargin);
+  // Past catch_up_min and a read: an empty answer would count by now.
+  std::this_thread::sleep_for(std::chrono::seconds(kMinS) + cla::CorePolicy{}.catch_up_read_interval +
+                              fleet.etcd_request_ceiling());
+  BOOST_TEST(fleet.log(0, "caught_up").empty(), "dc2's vm0 still holds hints for dc1's vm0");
+  fleet.etcd().del(namesake_key);
+  const auto caught = fleet.wait_for(
+      0, "caught_up",
+      cla::CorePolicy{}.catch_up_read_interval + fleet.etcd_request_ceiling() + cla::test::kMargin);
+  BOOST_TEST(caught.at("hint_files").as_int64() >= 1, "the namesake's hints files were counted");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
