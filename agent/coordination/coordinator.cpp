@@ -279,6 +279,31 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read() {
   co_return co_await read_snapshot(*client_, keys_);
 }
 
+asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_dc_members() {
+  const std::string& dc = self_.datacenter;
+  if (!dc.empty()) {
+    const std::string own = keys_.member(dc, "");
+    std::vector<EtcdOp> gets;
+    gets.emplace_back(EtcdGet(own, prefix_range_end(own)));
+    gets.emplace_back(EtcdGet(keys_.members(), prefix_range_end(keys_.members()), true));
+    auto txn = co_await client_->txn({}, std::move(gets), {});
+    if (!txn) co_return txn.error();
+    const bool flat = txn->ranges.size() == 2 &&
+                      std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(), [&](const auto& kv) {
+                        return kv.key.find('/', keys_.members().size()) == std::string::npos;
+                      });
+    if (txn->ranges.size() == 2 && !flat) {
+      CoordinationSnapshot snap;
+      for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys_, kv);
+      co_return std::move(snap.members);
+    }
+  }
+  // An older agent's members/<vm> names its DC in its value only (or this agent's DC is not known yet).
+  auto snap = co_await read_snapshot(*client_, keys_);
+  if (!snap) co_return snap.error();
+  co_return in_datacenter(std::move(snap->members), dc);
+}
+
 asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_members() {
   auto range = co_await client_->range(keys_.members(), prefix_range_end(keys_.members()));
   if (!range) co_return range.error();
@@ -455,14 +480,15 @@ asio::awaitable<void> Coordinator::identity_from_known() {
 asio::awaitable<SharedOutcome> Coordinator::shared_verdict(std::string event_id,
                                                            std::vector<std::string> resources,
                                                            bool wait_for_unregistered) {
-  auto snap = co_await read_snapshot(*client_, keys_);
-  if (!snap) co_return SharedOutcome{CoordinationResult::unavailable, describe(snap.error()), "", {}, {}};
+  auto members = co_await read_dc_members();
+  if (!members)
+    co_return SharedOutcome{CoordinationResult::unavailable, describe(members.error()), "", {}, {}};
   SharedApprovalInput in;
   in.vm = self_.vm;
   in.event_id = std::move(event_id);
   in.resources = std::move(resources);
   in.wait_for_unregistered = wait_for_unregistered;
-  for (auto& m : in_datacenter(std::move(snap->members), self_.datacenter))  // Resources name own-DC VMs
+  for (auto& m : *members)  // Resources name own-DC VMs
     if (!iequals(m.vm, self_.vm)) in.members.push_back(std::move(m));
   if (keeper_->lease() != 0) in.members.push_back(self_);  // this agent's own view is the newest
   const SharedVerdict v = decide_shared_approval(in);

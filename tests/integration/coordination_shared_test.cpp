@@ -7,6 +7,7 @@
 
 #include "agent_scenario.hpp"
 #include "coordinated_fleet.hpp"
+#include "state/coordination_decisions.hpp"
 
 namespace {
 
@@ -68,6 +69,35 @@ BOOST_AUTO_TEST_CASE(a_listed_vm_without_member_key_holds_the_approval_until_not
   const auto waiting =
       fleet.wait_for(0, "shared_approval_waiting", fleet.within_a_poll() + fleet.etcd_request_ceiling(), id);
   BOOST_TEST(waiting.at("without_member_key").as_array() == boost::json::array{"vm2"});
+  fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
+  BOOST_TEST(fleet.emulator().approvals().empty());
+}
+
+// An older agent's flat member key (members/vm1, its DC in its value) still counts during an upgrade: with
+// approve_shared_events (VMs without a member key are not waited for), vm0 must wait for vm1, listed and not
+// drained, and not read it as a VM without a member key. vm0's read of its DC's members (members/dc1/) finds
+// the flat key among every member key's name and reads the whole prefix instead.
+BOOST_AUTO_TEST_CASE(an_older_agents_flat_member_key_holds_the_approval) {
+  CoordinatedFleet fleet(2, true, 3, {"--shared-approval", "any"});
+  fleet.configure({{"approve_shared_events", true}});
+  cla::MemberRecord older;
+  older.vm = "vm1";
+  older.fault_domain = 1;
+  older.datacenter = "dc1";
+  older.rack = "rack2";
+  older.host_id = "00000000-0000-4000-8000-00000000001d";
+  fleet.etcd().put("/cassandra-lifecycle-agent/c1/members/vm1", boost::json::serialize(cla::to_json(older)));
+  fleet.start(0);  // vm1's agent is the older one: only its key plays it
+  const std::string id = fleet.add_event({{"type", "Freeze"},
+                                          {"resources", {"vm0", "vm1"}},
+                                          {"not_before_in_s", 12},
+                                          {"duration_s", 1},
+                                          {"complete_after_s", 1}});
+  fleet.wait_for(0, "drain_completed", fleet.until_drain_due(id) + fleet.within_a_poll(), id);
+  const auto waiting =
+      fleet.wait_for(0, "shared_approval_waiting", fleet.within_a_poll() + fleet.etcd_request_ceiling(), id);
+  BOOST_TEST(waiting.at("waiting_for").as_array() == boost::json::array{"vm1"});
+  BOOST_TEST(waiting.at("without_member_key").as_array().empty());
   fleet.wait_for(0, "restore_completed", fleet.until_restored(id));
   BOOST_TEST(fleet.emulator().approvals().empty());
 }
