@@ -157,20 +157,29 @@ asio::awaitable<Result<bool, EtcdFailure>> guarded(EtcdClient& client, std::stri
   co_return txn->succeeded;
 }
 
+asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClient& client,
+                                                                std::vector<EtcdOp> gets) {
+  const std::size_t asked = gets.size();
+  auto txn = co_await client.txn({}, std::move(gets), {});
+  if (!txn) co_return txn.error();
+  if (txn->ranges.size() != asked) {
+    EtcdFailure f;
+    f.kind = EtcdFailure::Kind::wrong_shape;
+    f.detail = "a transaction of " + std::to_string(asked) + " ranges answered " +
+               std::to_string(txn->ranges.size());
+    co_return f;
+  }
+  co_return std::move(txn.value());
+}
+
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
     EtcdClient& client, const CoordinationKeys& keys) {
   std::vector<EtcdOp> gets;
   gets.emplace_back(EtcdGet(keys.drains(), prefix_range_end(keys.drains())));
   gets.emplace_back(EtcdGet(keys.racks(), prefix_range_end(keys.racks())));
   gets.emplace_back(EtcdGet(keys.members(), prefix_range_end(keys.members()), true));
-  auto txn = co_await client.txn({}, std::move(gets), {});
+  auto txn = co_await read_ranges(client, std::move(gets));
   if (!txn) co_return txn.error();
-  if (txn->ranges.size() != 3) {  // the codec gives one range per get of the branch that ran
-    EtcdFailure f;
-    f.kind = EtcdFailure::Kind::wrong_shape;
-    f.detail = "a transaction of three ranges answered " + std::to_string(txn->ranges.size());
-    co_return f;
-  }
   CoordinationSnapshot snap;
   snap.revision = txn->revision;
   for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys, kv);
@@ -286,13 +295,12 @@ asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::rea
     std::vector<EtcdOp> gets;
     gets.emplace_back(EtcdGet(own, prefix_range_end(own)));
     gets.emplace_back(EtcdGet(keys_.members(), prefix_range_end(keys_.members()), true));
-    auto txn = co_await client_->txn({}, std::move(gets), {});
+    auto txn = co_await read_ranges(*client_, std::move(gets));
     if (!txn) co_return txn.error();
-    const bool flat = txn->ranges.size() == 2 &&
-                      std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(), [&](const auto& kv) {
-                        return kv.key.find('/', keys_.members().size()) == std::string::npos;
-                      });
-    if (txn->ranges.size() == 2 && !flat) {
+    const bool flat = std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(), [&](const auto& kv) {
+      return kv.key.find('/', keys_.members().size()) == std::string::npos;
+    });
+    if (!flat) {
       CoordinationSnapshot snap;
       for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys_, kv);
       co_return std::move(snap.members);

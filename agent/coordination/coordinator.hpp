@@ -77,6 +77,10 @@ struct CoordinationSnapshot {
 };
 boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(EtcdClient& client,
                                                                                 const CoordinationKeys& keys);
+// `gets` in one read-only transaction: one range per get, in order (an answer of another count is
+// wrong_shape).
+boost::asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClient& client,
+                                                                       std::vector<EtcdOp> gets);
 // What an admission decides on, in one transaction of three ranges: the drain records, the racks' keys, and
 // the member keys' names only (members: VM and DC from the key; an older agent's flat key gives DC ""). At
 // 450 agents a fault domain's 150 admissions each reading the whole prefix (every member and known record)

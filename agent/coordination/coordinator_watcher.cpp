@@ -16,14 +16,8 @@ asio::awaitable<Result<WatchRead, EtcdFailure>> Coordinator::read_watch() {
   std::vector<EtcdOp> gets;
   gets.emplace_back(EtcdGet(keys_.watcher(dc), prefix_range_end(keys_.watcher(dc))));
   gets.emplace_back(EtcdGet(keys_.catching_up(), prefix_range_end(keys_.catching_up())));
-  auto txn = co_await client_->txn({}, std::move(gets), {});
+  auto txn = co_await read_ranges(*client_, std::move(gets));
   if (!txn) co_return txn.error();
-  if (txn->ranges.size() != 2) {  // the codec gives one range per get of the branch that ran
-    EtcdFailure f;
-    f.kind = EtcdFailure::Kind::wrong_shape;
-    f.detail = "a transaction of two ranges answered " + std::to_string(txn->ranges.size());
-    co_return f;
-  }
   WatchRead read;
   for (const auto& kv : txn->ranges[0].kvs) {
     auto holder = role_holder_from_json(kv.value);
