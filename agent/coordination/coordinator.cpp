@@ -93,7 +93,7 @@ namespace {
 // One key of the prefix into the snapshot: a member, known, watcher, racks or drain key (others ignored).
 void add_record(CoordinationSnapshot& snap, const CoordinationKeys& keys, const EtcdKeyValue& kv) {
   if (kv.key.rfind(keys.members(), 0) == 0) {
-    if (kv.key.find('/', keys.members().size()) == std::string::npos) snap.older_agents = true;
+    if (keys.flat_member(kv.key)) snap.older_agents = true;
     auto m = member_from_json(kv.value);
     if (m)
       snap.members.push_back(std::move(*m));
@@ -297,9 +297,8 @@ asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::rea
     gets.emplace_back(EtcdGet(keys_.members(), prefix_range_end(keys_.members()), true));
     auto txn = co_await read_ranges(*client_, std::move(gets));
     if (!txn) co_return txn.error();
-    const bool flat = std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(), [&](const auto& kv) {
-      return kv.key.find('/', keys_.members().size()) == std::string::npos;
-    });
+    const bool flat = std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(),
+                                  [&](const auto& kv) { return keys_.flat_member(kv.key); });
     if (!flat) {
       CoordinationSnapshot snap;
       for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys_, kv);

@@ -47,6 +47,10 @@ struct CoordinationKeys {
   }
   std::string rack(const std::string& dc, const std::string& rack) const { return racks() + dc + "/" + rack; }
   std::string member(const std::string& dc, const std::string& vm) const { return under(members(), dc) + vm; }
+  // A key under members/ of an older agent: members/<vm>, its DC only in its value.
+  bool flat_member(const std::string& key) const {
+    return key.find('/', members().size()) == std::string::npos;
+  }
   std::string drain(const std::string& dc, const std::string& vm) const { return under(drains(), dc) + vm; }
   std::string known(const std::string& dc, const std::string& vm) const { return under(known(), dc) + vm; }
   std::string watcher(const std::string& dc) const { return under(watcher(), dc); }

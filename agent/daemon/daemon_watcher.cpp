@@ -25,8 +25,8 @@ void Daemon::set_watcher_role(WatcherRole role) {
 bool Daemon::watch_due() {
   const auto now = std::chrono::steady_clock::now();
   const bool holder = watcher_role_ && *watcher_role_ != WatcherRole::none;
-  if (!holder &&
-      now < watched_at_ + idle_watch_interval(config_.coordination.lease_ttl_s, config_.policy.catch_up_min_s))
+  if (!holder && now < watched_at_ + idle_watch_interval(config_.coordination.lease_ttl_s,
+                                                         config_.policy.catch_up_min_s))
     return false;
   watched_at_ = now;
   return true;

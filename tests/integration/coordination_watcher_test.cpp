@@ -150,8 +150,9 @@ BOOST_AUTO_TEST_CASE(the_leader_killed_the_secondary_leads_within_a_lease_and_a_
       cla::test::wait_until([&] { return holder(fleet, "leader") == secondary; }, takeover_within(fleet)));
   BOOST_TEST(logged_role(fleet, secondary, "leader"));
   // A new secondary: the third agent, in another fault domain than the new leader's, at its next step.
-  BOOST_TEST(cla::test::wait_until([&] { return holder(fleet, "secondary") == third; },
-                                   fleet.idle_watch_interval() + fleet.within_a_poll() + fleet.admission_ceiling()));
+  BOOST_TEST(
+      cla::test::wait_until([&] { return holder(fleet, "secondary") == third; },
+                            fleet.idle_watch_interval() + fleet.within_a_poll() + fleet.admission_ceiling()));
   const auto view = fleet.fleet_json(third);
   BOOST_TEST(view.at("watcher").at("dc1").at("leader").at("vm") ==
              ("vm" + std::to_string(secondary)).c_str());
