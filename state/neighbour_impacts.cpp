@@ -13,10 +13,15 @@ bool neighbours_possible(const std::vector<ScheduledEvent>& events, const std::s
   return false;
 }
 
-bool neighbour_started(const std::vector<ScheduledEvent>& events, const std::string& self) {
-  for (const auto& e : events)
-    if (e.status == EventStatus::started && is_shared(e, self)) return true;
-  return false;
+std::set<std::string> listed_neighbours(const std::vector<ScheduledEvent>& events, const std::string& self,
+                                        bool started_only) {
+  std::set<std::string> out;
+  for (const auto& e : events) {
+    if (started_only && e.status != EventStatus::started) continue;
+    for (const auto& vm : e.resources)
+      if (!iequals(vm, self)) out.insert(to_upper(vm));
+  }
+  return out;
 }
 
 void NeighbourImpacts::observe_events(const std::vector<ScheduledEvent>& events,

@@ -28,8 +28,10 @@ struct NeighbourImpact {
 // without this VM (an agent may approve it; one that lists this VM cannot be approved before this node is
 // drained for it). When not, a gate check needs no read of the other agents' records.
 bool neighbours_possible(const std::vector<ScheduledEvent>& events, const std::string& self);
-// Whether an event listing another VM is Started: that VM's node must be known before the next check.
-bool neighbour_started(const std::vector<ScheduledEvent>& events, const std::string& self);
+// The other VMs the events list (upper case), of Started events only when `started_only`: the VMs whose
+// nodes the fleet view must map to host ids (a Started one's before the next check).
+std::set<std::string> listed_neighbours(const std::vector<ScheduledEvent>& events, const std::string& self,
+                                        bool started_only);
 
 class NeighbourImpacts {
  public:

@@ -177,7 +177,7 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapsh
   std::vector<EtcdOp> gets;
   gets.emplace_back(EtcdGet(keys.drains(), prefix_range_end(keys.drains())));
   gets.emplace_back(EtcdGet(keys.racks(), prefix_range_end(keys.racks())));
-  gets.emplace_back(EtcdGet(keys.members(), prefix_range_end(keys.members()), true));
+  gets.emplace_back(EtcdGet(keys.members(), prefix_range_end(keys.members()), EtcdGet::Answer::keys));
   auto txn = co_await read_ranges(client, std::move(gets));
   if (!txn) co_return txn.error();
   CoordinationSnapshot snap;
@@ -288,27 +288,66 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read() {
   co_return co_await read_snapshot(*client_, keys_);
 }
 
-asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_dc_members() {
+asio::awaitable<Result<std::optional<std::vector<EtcdRange>>, EtcdFailure>> Coordinator::read_dc_scoped(
+    std::vector<std::string> bases) {
   const std::string& dc = self_.datacenter;
-  if (!dc.empty()) {
-    const std::string own = keys_.member(dc, "");
-    std::vector<EtcdOp> gets;
+  if (dc.empty() || !datacenters_.count(dc)) co_return std::nullopt;
+  std::vector<std::string> others;
+  for (const auto& other : datacenters_)
+    if (other != dc) others.push_back(other);
+  std::vector<EtcdOp> gets;
+  for (const auto& base : bases) {
+    const std::string own = base + dc + "/";
     gets.emplace_back(EtcdGet(own, prefix_range_end(own)));
-    gets.emplace_back(EtcdGet(keys_.members(), prefix_range_end(keys_.members()), true));
-    auto txn = co_await read_ranges(*client_, std::move(gets));
-    if (!txn) co_return txn.error();
-    const bool flat = std::any_of(txn->ranges[1].kvs.begin(), txn->ranges[1].kvs.end(),
-                                  [&](const auto& kv) { return keys_.flat_member(kv.key); });
-    if (!flat) {
-      CoordinationSnapshot snap;
-      for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys_, kv);
-      co_return std::move(snap.members);
+    gets.emplace_back(EtcdGet(base, prefix_range_end(base), EtcdGet::Answer::count));
+    for (const auto& other : others) {
+      const std::string theirs = base + other + "/";
+      gets.emplace_back(EtcdGet(theirs, prefix_range_end(theirs), EtcdGet::Answer::count));
     }
   }
-  // An older agent's members/<vm> names its DC in its value only (or this agent's DC is not known yet).
+  auto txn = co_await read_ranges(*client_, std::move(gets));
+  if (!txn) co_return txn.error();
+  std::vector<EtcdRange> own;
+  auto range = txn->ranges.begin();
+  for (std::size_t b = 0; b < bases.size(); ++b) {
+    EtcdRange mine = std::move(*range++);
+    std::int64_t under_dcs = mine.count;
+    const std::int64_t under_base = (range++)->count;
+    for (std::size_t o = 0; o < others.size(); ++o) under_dcs += (range++)->count;
+    if (under_dcs != under_base) co_return std::nullopt;
+    own.push_back(std::move(mine));
+  }
+  co_return std::optional(std::move(own));
+}
+
+asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_dc_members() {
+  std::vector<std::string> bases{keys_.members()};
+  auto scoped = co_await read_dc_scoped(std::move(bases));
+  if (!scoped) co_return scoped.error();
+  if (*scoped) {
+    CoordinationSnapshot snap;
+    for (const auto& kv : (**scoped)[0].kvs) add_record(snap, keys_, kv);
+    co_return std::move(snap.members);
+  }
   auto snap = co_await read_snapshot(*client_, keys_);
   if (!snap) co_return snap.error();
-  co_return in_datacenter(std::move(snap->members), dc);
+  co_return in_datacenter(std::move(snap->members), self_.datacenter);
+}
+
+asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read_dc_view(bool with_known) {
+  std::vector<std::string> bases{keys_.members()};  // built before co_await (GCC 12, etcd_types.hpp)
+  if (with_known) bases.push_back(keys_.known());
+  auto scoped = co_await read_dc_scoped(std::move(bases));
+  if (!scoped) co_return scoped.error();
+  if (*scoped) {
+    CoordinationSnapshot snap;
+    for (const auto& range : **scoped)
+      for (const auto& kv : range.kvs) add_record(snap, keys_, kv);
+    co_return snap;
+  }
+  auto snap = co_await read_snapshot(*client_, keys_);
+  if (!snap) co_return snap.error();
+  co_return snap->of_datacenter(self_.datacenter);
 }
 
 asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_members() {

@@ -7,6 +7,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -143,8 +144,15 @@ class Coordinator {
   // the DC.
   void set_identity(const std::string& datacenter, const std::string& rack, const std::string& host_id,
                     const std::string& address);
+  // Every DC of the node's last nodetool status: what proves a DC's own ranges complete (read_dc_scoped).
+  void set_datacenters(std::set<std::string> datacenters) { datacenters_ = std::move(datacenters); }
   // Everything under the cluster's prefix (members, drains, known VMs), read now.
   boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read();
+  // This DC's member records, and its known records `with_known` (members/<dc>/, known/<dc>/;
+  // read_dc_scoped), or, beside an older agent's flat key, the whole prefix's of this DC: the fleet view's
+  // read, before a gate check. At 450 agents the whole prefix (~400 KB) read by every agent of a DC at once
+  // was most of what etcd served in a wave.
+  boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_dc_view(bool with_known);
   // Every DC's member keys (one range over members/): who holds hints for whom (SPEC 3.10), read by a
   // catching-up agent every few seconds, without the known records beside them.
   boost::asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> read_members();
@@ -180,9 +188,9 @@ class Coordinator {
   boost::asio::awaitable<void> shutdown();
 
  private:
-  // This DC's member keys (members/<dc>/, beside the names of every member key to find an older agent's flat
-  // one, in one transaction; with a flat key, the whole prefix): the shared approval's read, made by each
-  // drained agent of a shared event, 150 at once in a fault domain of the case study's DCs.
+  // This DC's member keys (members/<dc>/, read_dc_scoped; beside an older agent's flat key, the whole
+  // prefix): the shared approval's read, made by each drained agent of a shared event, 150 at once in a fault
+  // domain of the case study's DCs.
   boost::asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> read_dc_members();
   boost::asio::awaitable<void> write_member();
   // racks/<dc>/<rack> put beside a drain record of that rack (nothing when the record names no rack).
@@ -196,6 +204,13 @@ class Coordinator {
   boost::asio::awaitable<void> identity_from_known();
   // An older agent's known/<vm> of this VM and DC, deleted once known/<dc>/<vm> is written (if unchanged).
   boost::asio::awaitable<void> remove_flat_known();
+  // This DC's ranges under `bases` (members/, known/), one per base in order, in one transaction beside the
+  // count of every key under each base and of each other DC's keys there (count_only: no values). When the
+  // DCs' counts add up to the base's, no older agent's flat key (members/<vm>, its DC in its value only) is
+  // left out; when they do not (a flat key, a DC the last status did not name, no DC known yet): none, and
+  // the caller reads the whole prefix.
+  boost::asio::awaitable<Result<std::optional<std::vector<EtcdRange>>, EtcdFailure>> read_dc_scoped(
+      std::vector<std::string> bases);
   // `options` with TLS failures logged as tls_error: at most once a minute per member and reason.
   EtcdClientOptions logging_tls_failures(EtcdClientOptions options);
 
@@ -205,6 +220,7 @@ class Coordinator {
   int replication_factor_;
   MemberRecord self_;
   std::string address_;                       // the node's, for known/<dc>/<vm>
+  std::set<std::string> datacenters_;         // set_datacenters
   std::unique_ptr<EtcdClient> client_;        // admission, reads, member writes
   std::unique_ptr<EtcdClient> lease_client_;  // keepalives never queue behind a transaction
   std::unique_ptr<EtcdLeaseKeeper> keeper_;

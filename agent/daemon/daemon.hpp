@@ -136,6 +136,7 @@ class Daemon {
   void observe_neighbours(const std::vector<ScheduledEvent>& events);
   void start_fleet_read();  // refresh_fleet_view, unless one is running
   boost::asio::awaitable<void> refresh_fleet_view();
+  bool hosts_unknown(const std::set<std::string>& vms) const;  // some VM (upper case) not in host_by_vm_
   // A gate check's fleet view: a read started (unless one is running) and awaited for at most
   // kFleetReadBudget, beside the check's nodetool status: a slow or unreachable etcd never holds the gate up
   // (the last records read then count).

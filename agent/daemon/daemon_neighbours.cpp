@@ -28,8 +28,11 @@ std::vector<std::string> impact_keys(const std::vector<ScheduledEvent>& events) 
 
 void Daemon::observe_neighbours(const std::vector<ScheduledEvent>& events) {
   if (!coordinator_) return;
-  // Another VM's event newly Started: read the records now, so that the next gate check finds it mapped.
-  if (impact_keys(events) != impact_keys(last_events_) && neighbour_started(events, resource_name_))
+  // Another VM's event newly Started, and a VM it lists not mapped to its node yet: read the records now, so
+  // that the next gate check finds it mapped (a Started event needs no approval read; at 450 agents every
+  // agent of a DC reading at each start was most of what etcd served in a wave).
+  if (impact_keys(events) != impact_keys(last_events_) &&
+      hosts_unknown(listed_neighbours(events, resource_name_, true)))
     start_fleet_read();
   last_events_ = events;
   neighbours_.observe_events(last_events_, approved_by_members_, resource_name_,
@@ -44,10 +47,16 @@ void Daemon::start_fleet_read() {
   spawn(refresh_fleet_view(), "refresh_fleet_view");
 }
 
+bool Daemon::hosts_unknown(const std::set<std::string>& vms) const {
+  return std::any_of(vms.begin(), vms.end(), [&](const std::string& vm) { return !host_by_vm_.count(vm); });
+}
+
 asio::awaitable<void> Daemon::refresh_fleet_view() {
-  auto read = co_await coordinator_->read();
-  // Events name VMs of this availability set: this DC's (SPEC 9, "Several regions").
-  const auto snap = read ? std::optional(read->of_datacenter(coordinator_->datacenter())) : std::nullopt;
+  // Events name VMs of this availability set: this DC's (SPEC 9, "Several regions"). The known records
+  // (written once per identity) only when a listed VM's node is not mapped yet.
+  const bool with_known = hosts_unknown(listed_neighbours(last_events_, resource_name_, false));
+  auto read = co_await coordinator_->read_dc_view(with_known);
+  const auto snap = read ? std::optional(std::move(read.value())) : std::nullopt;
   if (snap && !stopping_) {
     approved_by_members_.clear();
     for (const auto& member : snap->members)

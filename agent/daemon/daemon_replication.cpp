@@ -89,9 +89,13 @@ asio::awaitable<Result<Daemon::ClusterView>> Daemon::read_cluster_view() {
   for (const auto& row : cluster->rows)
     if (row.up_normal() && !row.host_id.empty()) up_host_ids_.insert(row.host_id);
   up_taken_at_ = taken_at;
-  if (coordinator_)
+  if (coordinator_) {
     coordinator_->set_identity(self->datacenter, self->rack, self->host_id,
                                address_of_host_id(*cluster, self->host_id));
+    std::set<std::string> datacenters;
+    for (const auto& row : cluster->rows) datacenters.insert(row.datacenter);
+    coordinator_->set_datacenters(std::move(datacenters));
+  }
   ClusterView view{std::move(*cluster), *self, ""};
   view.address = address_of_host_id(view.status, self->host_id);
   last_view_ = view;

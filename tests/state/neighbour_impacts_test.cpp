@@ -77,21 +77,28 @@ BOOST_AUTO_TEST_CASE(a_new_impact_while_gone_starts_over) {
 }
 
 BOOST_AUTO_TEST_CASE(the_records_are_needed_only_when_a_neighbour_can_be_impacted) {
+  using Set = std::set<std::string>;
   struct Case {
     std::vector<cla::ScheduledEvent> events;
-    bool possible, started;
+    bool possible;
+    Set listed, started;  // listed_neighbours: every event's, the Started ones'
   };
   const Case cases[] = {
-      {{}, false, false},
-      {{event("e1", S, {"vm0"})}, false, false},             // this VM's own
-      {{event("e1", S, {"vm0", "vm1"})}, false, false},      // shared: not approvable before vm0 drains
-      {{event("e1", Started, {"vm0", "vm1"})}, true, true},  // vm1 is out now
-      {{event("e1", S, {"vm1"})}, true, false},              // another agent may approve it
-      {{event("e1", Started, {"VM0"})}, false, false},       // names compare case-insensitively
+      {{}, false, {}, {}},
+      {{event("e1", S, {"vm0"})}, false, {}, {}},              // this VM's own
+      {{event("e1", S, {"vm0", "vm1"})}, false, {"VM1"}, {}},  // shared: not approvable before vm0 drains
+      {{event("e1", Started, {"vm0", "vm1"})}, true, {"VM1"}, {"VM1"}},  // vm1 is out now
+      {{event("e1", S, {"vm1"})}, true, {"VM1"}, {}},                    // another agent may approve it
+      {{event("e1", Started, {"VM0"})}, false, {}, {}},                  // names compare case-insensitively
+      {{event("e1", S, {"vm2"}), event("e2", Started, {"vm1", "Vm3"})},
+       true,
+       {"VM1", "VM2", "VM3"},
+       {"VM1", "VM3"}},
   };
   for (const auto& c : cases) {
     BOOST_TEST(cla::neighbours_possible(c.events, "vm0") == c.possible);
-    BOOST_TEST(cla::neighbour_started(c.events, "vm0") == c.started);
+    BOOST_TEST(cla::listed_neighbours(c.events, "vm0", false) == c.listed, boost::test_tools::per_element());
+    BOOST_TEST(cla::listed_neighbours(c.events, "vm0", true) == c.started, boost::test_tools::per_element());
   }
 }
 

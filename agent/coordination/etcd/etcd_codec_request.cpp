@@ -91,7 +91,8 @@ struct OpObject {
   }
   json::object operator()(const EtcdGet& get) const {
     json::object range = key_range(get.key, get.range_end);
-    if (get.keys_only) range["keys_only"] = true;
+    if (get.answer == EtcdGet::Answer::keys) range["keys_only"] = true;
+    if (get.answer == EtcdGet::Answer::count) range["count_only"] = true;
     return {{"request_range", std::move(range)}};
   }
 };

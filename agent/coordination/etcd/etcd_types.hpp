@@ -104,11 +104,16 @@ struct EtcdDelete {
   std::string key, range_end;  // range_end empty: the one key
 };
 struct EtcdGet {
+  enum class Answer {
+    values,  // the keys with their values
+    keys,    // the keys and revisions without their values (etcd's keys_only)
+    count,   // only how many keys the range holds (count_only): EtcdRange::count
+  };
   explicit EtcdGet(std::string key) : key(std::move(key)) {}
-  EtcdGet(std::string key, std::string range_end, bool keys_only = false)
-      : key(std::move(key)), range_end(std::move(range_end)), keys_only(keys_only) {}
+  EtcdGet(std::string key, std::string range_end, Answer answer = Answer::values)
+      : key(std::move(key)), range_end(std::move(range_end)), answer(answer) {}
   std::string key, range_end;  // range_end empty: the one key
-  bool keys_only = false;      // the keys and revisions without their values
+  Answer answer = Answer::values;
 };
 using EtcdOp = std::variant<EtcdPut, EtcdDelete, EtcdGet>;
 

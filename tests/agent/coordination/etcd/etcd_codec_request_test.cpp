@@ -41,7 +41,9 @@ BOOST_AUTO_TEST_CASE(txn_names_targets_and_results_as_etcd_does) {
       {T::lease, Op::equal, "/m", "", 9, ""},
   };
   const std::vector<cla::EtcdOp> success = {cla::EtcdPut{"/d/x", "r", 0}, cla::EtcdDelete{"/d/y", ""}};
-  const std::vector<cla::EtcdOp> failure = {cla::EtcdGet{"/d/", "/d0"}, cla::EtcdGet{"/d/", "/d0", true}};
+  const std::vector<cla::EtcdOp> failure = {cla::EtcdGet{"/d/", "/d0"},
+                                            cla::EtcdGet{"/d/", "/d0", cla::EtcdGet::Answer::keys},
+                                            cla::EtcdGet{"/d/", "/d0", cla::EtcdGet::Answer::count}};
   const auto expected = json::parse(R"({
     "compare":[
       {"key":"L2Qv","range_end":"L2Qw","target":"MOD","result":"LESS","mod_revision":"42"},
@@ -51,7 +53,8 @@ BOOST_AUTO_TEST_CASE(txn_names_targets_and_results_as_etcd_does) {
       {"key":"L20=","target":"LEASE","result":"EQUAL","lease":"9"}],
     "success":[{"request_put":{"key":"L2QveA==","value":"cg=="}},{"request_delete_range":{"key":"L2QveQ=="}}],
     "failure":[{"request_range":{"key":"L2Qv","range_end":"L2Qw"}},
-               {"request_range":{"key":"L2Qv","range_end":"L2Qw","keys_only":true}}]})");
+               {"request_range":{"key":"L2Qv","range_end":"L2Qw","keys_only":true}},
+               {"request_range":{"key":"L2Qv","range_end":"L2Qw","count_only":true}}]})");
   BOOST_TEST(json::parse(codec::encode_txn(compare, success, failure)) == expected);
   BOOST_TEST(json::parse(codec::encode_txn({}, {}, {})) ==
              json::parse(R"({"compare":[],"success":[],"failure":[]})"));
