@@ -6,7 +6,8 @@ usage() {
   cat <<'EOF'
 Usage: scripts/cassandra-cluster.sh [--dir DIR] COMMAND
   start [--nodes 3|6] [--dir DIR]  start dc1 (rack K on 127.0.0.K; 6 nodes: two per rack); returns once every
-                                   node is UN in every node's view and keyspace lifecycle (NTS dc1: 3) exists
+                                   node is UN in every node's view and keyspace lifecycle (NTS dc1: 3; with
+                                   --dcs 2, dc1: 3 and dc2: 3) exists
         [--num-tokens N]           N tokens a node (default 1: ccm's evenly spaced initial_token; more: random)
         [--dcs 1|2]                2: with --nodes 6, dc1 on 127.0.0.1-3 and dc2 on 127.0.0.4-6, racks 1-3 each
         [--racks N,N,...]          racks of unequal sizes: each DC's nodes in address order, the first N in rack1,
@@ -322,22 +323,33 @@ run_nodetool() {
 
 # One CQL statement through the Python driver (Debian's python3-cassandra) against ADDRESS alone, at the
 # driver's default consistency (LOCAL_ONE; a schema change waits for agreement).
-run_cql() {
-  /usr/bin/python3 -I - "$1" "$2" <<'EOF'
+run_cql() { # ADDRESS STATEMENT...: each statement in turn, on one connection
+  /usr/bin/python3 -I - "$@" <<'EOF'
 import sys
 from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
 from cassandra.policies import WhiteListRoundRobinPolicy
 profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([sys.argv[1]]), request_timeout=30)
 cluster = Cluster([sys.argv[1]], execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
 session = cluster.connect()
-session.execute(sys.argv[2])
+for statement in sys.argv[2:]:
+    session.execute(statement)
 cluster.shutdown()
 EOF
 }
 
+# lifecycle at RF 3 in every DC: {'dc1': 3} or, with --dcs 2, {'dc1': 3, 'dc2': 3}; with 2 DCs the replicated
+# system keyspaces too, as operators of a multi-DC cluster set them (SimpleStrategy places replicas without
+# regard to DCs; the cluster is new and empty, so no repair is needed).
 create_keyspace() {
-  run_cql "$(node_address 1)" \
-    "CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}" ||
+  local replication="{'class': 'NetworkTopologyStrategy', 'dc1': 3}" statements=() keyspace
+  [[ ${dcs:-1} == 1 ]] || replication="{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}"
+  statements=("CREATE KEYSPACE IF NOT EXISTS lifecycle WITH replication = $replication")
+  if [[ ${dcs:-1} != 1 ]]; then
+    for keyspace in system_auth system_distributed system_traces; do
+      statements+=("ALTER KEYSPACE $keyspace WITH replication = $replication")
+    done
+  fi
+  run_cql "$(node_address 1)" "${statements[@]}" ||
     die "could not create keyspace lifecycle (python3-cassandra installed? scripts/install-deps.sh)"
 }
 

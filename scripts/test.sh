@@ -36,7 +36,8 @@ cleanup_pid "$fresh_pid"
 echo "== unit and integration tests (build/)"
 (cd build && ctest --output-on-failure -j2 -LE real)
 
-echo "== real Cassandra suite (build/, label real: a 3-node Cassandra 5.0 cluster on 127.0.0.11-13)"
+echo "== real Cassandra suite (build/, label real: a 3-node Cassandra 5.0 cluster on 127.0.0.11-13 for both backends,"
+echo "   then 6 nodes in two DCs on 127.0.0.11-16)"
 fail_real() { die "FAILED: the real Cassandra suite cannot run: $*"; }
 command -v java >/dev/null || fail_real "java not found (Cassandra 5.0 needs a JDK 17: apt-get install openjdk-17-jdk-headless)"
 command -v mvn >/dev/null || fail_real "mvn not found (Cassandra comes from Maven Central: apt-get install maven)"

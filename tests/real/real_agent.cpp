@@ -35,19 +35,22 @@ bool about(const json::object& line, const std::string& msg, const std::string& 
 }  // namespace
 
 std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end) {
-  std::string nodes;
-  for (int k = 1; k <= kNodes; ++k)
-    nodes += (k > 1 ? "," : "") + ("vm" + std::to_string(k)) + "=" + node_address(k);
-  ::setenv("IMPACT_HOOK_NODES", nodes.c_str(), 1);
+  std::string hook_nodes;
+  for (int k = 1; k <= nodes(); ++k)
+    hook_nodes += (k > 1 ? "," : "") + ("vm" + std::to_string(k)) + "=" + node_address(k);
+  ::setenv("IMPACT_HOOK_NODES", hook_nodes.c_str(), 1);
   ::setenv("IMPACT_HOOK_RESTART", restart_on_end ? "1" : "0", 1);
   const std::filesystem::path dir(CLA_REAL_CLUSTER_DIR);
   ::setenv("IMPACT_HOOK_LOG", (dir / "impact-hook.log").c_str(), 1);
   ::setenv("IMPACT_HOOK_RECORD", (dir / "impact-hook.jsonl").c_str(), 1);
   std::filesystem::create_directories(dir / "impact-delay");
   ::setenv("IMPACT_HOOK_DELAY_DIR", (dir / "impact-delay").c_str(), 1);
+  std::vector<EmulatorVm> vms;
+  // Two DCs: dc2's VMs in a region of their own (an availability set sees its own events only, SPEC 9).
+  for (int k = 1; k <= nodes(); ++k)
+    vms.push_back({"vm" + std::to_string(k), (k - 1) % 3, 0, "", k > 3 ? "dc2" : ""});
   return std::make_unique<ImdsEmulatorProcess>(
-      std::vector<EmulatorVm>{{"vm1", 0}, {"vm2", 1}, {"vm3", 2}},
-      std::vector<std::string>{"--impact-hook", impact_hook_script()});
+      std::move(vms), std::vector<std::string>{"--impact-hook", impact_hook_script()});
 }
 
 std::string add_freeze(const ImdsEmulatorProcess& emulator, const std::string& vm, int notice_s,
@@ -81,7 +84,7 @@ std::string agent_step_thread() {
 }
 
 RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object policy, json::object topology,
-                     std::vector<std::string> nodetool_wrapper)
+                     std::vector<std::string> nodetool_wrapper, json::object coordination)
     : k_(k) {
   address_ = node_address(k);
   // quiet_s 0: the cases time the approval right after the drain; the quiet before it (SPEC 3.10) is the
@@ -103,6 +106,11 @@ RealAgent::RealAgent(const ImdsEmulatorProcess& emulator, int k, json::object po
          {"restart_command", {cluster_script(), "start", address_, "--no-binary"}}}},
        {"policy", full_policy},
        {"topology", std::move(topology)}});
+  if (!coordination.empty()) {
+    json::object config = json::parse(read_text(config_.string())).as_object();
+    config["coordination"] = std::move(coordination);
+    write_text(config_.string(), json::serialize(config));
+  }
   if (real_backend() == "jolokia") {
     const json::object node = status_line(k);
     json::object config = json::parse(read_text(config_.string())).as_object();

@@ -34,8 +34,9 @@ std::string real_backend();
 // restore opened the node's CQL port.
 std::string agent_step_thread();
 
-// vm1..vm3 in fault domains 0..2, impact hook mapped to the real nodes. restart_on_end false makes the
-// hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it back.
+// vm1..vmN in fault domains 0..2 (of each DC), impact hook mapped to the real nodes. restart_on_end false
+// makes the hook leave a rebooted node down (IMPACT_HOOK_RESTART=0), so the agent's restart_command brings it
+// back.
 std::unique_ptr<ImdsEmulatorProcess> start_emulator(bool restart_on_end = true);
 // Adds a platform Freeze of `vm` to `emulator` (NotBefore in notice_s, lasting duration_s, removed
 // complete_after_s after it ends); its EventId.
@@ -58,9 +59,11 @@ class RealAgent {
   // keeps the agent's default (no_impact_freeze_max_s 0: every impact drained; hold_between_events_s 120).
   // topology: the config's topology section (e.g. {"consistency": "LOCAL_ONE"}), defaults when empty.
   // nodetool_wrapper: an argv put before the nodetool command (which the wrapper then runs), e.g. a script
-  // that delays `status` as a loaded JVM does.
+  // that delays `status` as a loaded JVM does. coordination: the config's coordination section (SPEC 9),
+  // none when empty.
   RealAgent(const ImdsEmulatorProcess& emulator, int k, boost::json::object policy,
-            boost::json::object topology = {}, std::vector<std::string> nodetool_wrapper = {});
+            boost::json::object topology = {}, std::vector<std::string> nodetool_wrapper = {},
+            boost::json::object coordination = {});
   ~RealAgent();
 
   const std::string& address() const { return address_; }

@@ -42,6 +42,18 @@ int first_host() {
   return host;
 }
 
+int datacenters() {
+  static const int dcs = [] {
+    const char* text = ::getenv("CLA_REAL_DCS");
+    return text && std::string(text) == "2" ? 2 : 1;
+  }();
+  return dcs;
+}
+
+int nodes() {
+  return 3 * datacenters();
+}
+
 std::string node_address(int k) {
   return "127.0.0." + std::to_string(first_host() - 1 + k);
 }
@@ -79,12 +91,15 @@ ClusterFixture::ClusterFixture() {
   cluster({"stop"});  // a crashed run's JVMs
   std::error_code ignored;
   const std::filesystem::path dir(CLA_REAL_CLUSTER_DIR);
-  // The nodes' data, and a joiner's (real_pending_test's 4th node) that a crashed run left.
-  for (int k = 1; k <= kNodes + 1; ++k)
-    std::filesystem::remove_all(dir / ("node" + std::to_string(k)), ignored);
+  // The nodes' data: the largest cluster's 6, and a joiner's (real_pending_test's 4th node) that a crashed
+  // run left.
+  for (int k = 1; k <= 7; ++k) std::filesystem::remove_all(dir / ("node" + std::to_string(k)), ignored);
   std::filesystem::remove(dir / "cluster.env", ignored);
   const auto started = std::chrono::steady_clock::now();
-  const CommandOutcome out = cluster({"start", "--jolokia"}, kNodeStartLimit * 2);
+  std::vector<std::string> start{"start", "--jolokia"};
+  if (datacenters() == 2)
+    for (const char* arg : {"--nodes", "6", "--dcs", "2"}) start.push_back(arg);
+  const CommandOutcome out = cluster(std::move(start), kNodeStartLimit * 2);
   if (!out.ok())
     throw std::runtime_error("the real suite needs a Cassandra cluster: cassandra-cluster.sh start failed: " +
                              describe(out));
@@ -110,11 +125,11 @@ std::string seen_as(const std::string& viewer, const std::string& node) {
 }
 
 bool up_in_every_view() {
-  for (int viewer = 1; viewer <= kNodes; ++viewer) {
+  for (int viewer = 1; viewer <= nodes(); ++viewer) {
     const CommandOutcome out = nodetool(node_address(viewer), "status");
     if (!out.ok()) return false;
     const auto status = parse_nodetool_status(out.out);
-    if (!status || status->rows.size() != static_cast<std::size_t>(kNodes)) return false;
+    if (!status || status->rows.size() != static_cast<std::size_t>(nodes())) return false;
     for (const auto& row : status->rows)
       if (!row.up_normal()) return false;
   }
@@ -154,7 +169,10 @@ void take_out(const std::string& address, const std::string& observer) {
                      address << " not DN in " << observer << "'s view");
 }
 
-void bring_back(const std::string& address) {
+namespace {
+
+// Brings the node back to serving without waiting for the others' views (bring_back waits for them).
+void revive(const std::string& address) {
   // Continue a frozen JVM, start a stopped one (status: one JSON line per node).
   const CommandOutcome status = cluster({"status"});
   BOOST_TEST_REQUIRE(status.ok(), describe(status));
@@ -178,6 +196,12 @@ void bring_back(const std::string& address) {
       BOOST_TEST_REQUIRE(started.ok(), describe(started));
     }
   }
+}
+
+}  // namespace
+
+void bring_back(const std::string& address) {
+  revive(address);
   BOOST_TEST_REQUIRE(wait_until(up_in_every_view, kNodeStartLimit), address << " not UN in every view again");
 }
 
@@ -278,7 +302,10 @@ JvmWatcher::Span require_impact(const JvmWatcher& watcher, const std::string& st
 namespace cla::test::real {
 
 void RealCase::teardown() {
-  for (int k : touched) bring_back(node_address(k));
+  // Every node first, then the views: a case that took out two nodes has no view with all UN until both
+  // serve.
+  for (int k : touched) revive(node_address(k));
+  BOOST_TEST_REQUIRE(wait_until(up_in_every_view, kNodeStartLimit), "not every node UN in every view");
 }
 
 }  // namespace cla::test::real

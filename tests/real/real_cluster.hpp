@@ -1,6 +1,7 @@
-// The real suite's Cassandra: one 3-node cluster (scripts/cassandra-cluster.sh --jolokia) for the whole test
-// binary, on 127.0.0.11..13 (CLA_REAL_FIRST_HOST moves them) under the build dir so it cannot collide with a
-// developer's cluster, and helpers to read every node's view and to bring a node back after a case.
+// The real suite's Cassandra: one 3-node cluster (scripts/cassandra-cluster.sh --jolokia; with CLA_REAL_DCS=2
+// six nodes in two DCs) for the whole test binary, on 127.0.0.11.. (CLA_REAL_FIRST_HOST moves them) under the
+// build dir so it cannot collide with a developer's cluster, and helpers to read every node's view and to
+// bring a node back after a case.
 #pragma once
 
 #include <atomic>
@@ -17,10 +18,13 @@
 
 namespace cla::test::real {
 
-// Node K (1..3, rack K) listens on 127.0.0.(first_host() - 1 + K): 11 unless CLA_REAL_FIRST_HOST says
-// otherwise (so that two worktrees' real suites can run at once).
+// Node K (1..nodes(), rack (K-1)%3+1 of its DC) listens on 127.0.0.(first_host() - 1 + K): 11 unless
+// CLA_REAL_FIRST_HOST says otherwise (so that two worktrees' real suites can run at once).
 int first_host();
-inline constexpr int kNodes = 3;
+// The cluster's DCs: 1, or 2 with CLA_REAL_DCS=2 (cassandra-cluster.sh start --nodes 6 --dcs 2: dc1 on nodes
+// 1-3, dc2 on nodes 4-6, every keyspace at {dc1: 3, dc2: 3}); 3 nodes a DC.
+int datacenters();
+int nodes();
 std::string node_address(int k);   // "127.0.0.11" for k = 1
 std::string cluster_script();      // <repo>/scripts/cassandra-cluster.sh
 std::string impact_hook_script();  // <repo>/scripts/cluster/impact-hook.sh

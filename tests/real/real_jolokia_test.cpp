@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_SUITE(real_jolokia_test)
 
 BOOST_FIXTURE_TEST_CASE(both_backends_see_the_healthy_cluster, RealCase) {
   touched = {};
-  for (int k = 1; k <= kNodes; ++k) both_backends_agree(k);
+  for (int k = 1; k <= nodes(); ++k) both_backends_agree(k);
 }
 
 BOOST_FIXTURE_TEST_CASE(both_backends_see_a_schema_change, RealCase) {

@@ -30,11 +30,11 @@ using namespace cla::test::real;
 namespace json = boost::json;
 using cla::test::kMargin;
 
-const std::string kJoiner = node_address(kNodes + 1);  // 127.0.0.14
+const std::string kJoiner = node_address(nodes() + 1);  // 127.0.0.14
 
 // One look at every view: a nodetool status of each of the three nodes. Gossip spreads a state in a few 1 s
 // rounds, far less than one call: two looks bound every wait for a view to change, but a conviction.
-constexpr auto kViews = kNodes * kNodetoolCall;
+constexpr auto kViews = 3 * kNodetoolCall;  // the one-DC cluster: 3 nodes
 // Cassandra's failure detector convicts a silent node in 10-20 s (phi_convict_threshold 8, 1 s rounds).
 constexpr auto kConviction = 30s;
 // Agent start-up (statusgossip, statusbinary) and its first refresh (describecluster, ring, status, info).
@@ -94,12 +94,12 @@ cla::ClusterStatus status_of(const std::string& viewer) {
 
 // Every node of 1..3 shows nodes 1..3 UN and the joiner as `joiner` ("UJ", "DJ"), and no other row.
 bool views_show_joiner(const std::string& joiner) {
-  for (int viewer = 1; viewer <= kNodes; ++viewer) {
+  for (int viewer = 1; viewer <= nodes(); ++viewer) {
     const auto out = nodetool(node_address(viewer), "status");
     const auto status = out.ok() ? cla::parse_nodetool_status(out.out)
                                  : cla::Result<cla::ClusterStatus>(cla::make_error(out.summary()));
-    if (!status || status->rows.size() != static_cast<std::size_t>(kNodes + 1)) return false;
-    for (int k = 1; k <= kNodes; ++k)
+    if (!status || status->rows.size() != static_cast<std::size_t>(nodes() + 1)) return false;
+    for (int k = 1; k <= nodes(); ++k)
       if (state_in_view(*status, node_address(k)) != "UN") return false;
     if (state_in_view(*status, kJoiner) != joiner) return false;
   }
@@ -117,7 +117,7 @@ cla::RingTable ring_of(const std::string& viewer) {
 // The joiner's rows of every node's ring: Joining, Up or Down as `status`; its token (one a node).
 std::string require_joining_rows(const std::string& status) {
   std::string token;
-  for (int viewer = 1; viewer <= kNodes; ++viewer) {
+  for (int viewer = 1; viewer <= nodes(); ++viewer) {
     std::size_t rows = 0;
     for (const auto& row : ring_of(node_address(viewer)).rows)
       if (row.address == kJoiner) {
@@ -138,7 +138,7 @@ bool joiner_in_layout() {
 }
 
 std::filesystem::path joiner_log() {
-  return std::filesystem::path(CLA_REAL_CLUSTER_DIR) / ("node" + std::to_string(kNodes + 1)) / "logs" /
+  return std::filesystem::path(CLA_REAL_CLUSTER_DIR) / ("node" + std::to_string(nodes() + 1)) / "logs" /
          "system.log";
 }
 bool joiner_streamed() {
@@ -191,7 +191,7 @@ struct GateInputs {
     std::erase_if(out.ring.rows, [](const cla::RingRow& row) { return row.address == kJoiner; });
     std::erase_if(out.status.rows, [](const cla::StatusRow& row) { return row.address == kJoiner; });
     for (auto& dc : out.described.datacenters)
-      if (dc.name == "dc1") dc.nodes = kNodes, dc.down = 0;
+      if (dc.name == "dc1") dc.nodes = nodes(), dc.down = 0;
     std::erase(out.described.schema_versions[std::string(cla::kUnreachableSchemaVersion)], kJoiner);
     if (out.described.schema_versions[std::string(cla::kUnreachableSchemaVersion)].empty())
       out.described.schema_versions.erase(std::string(cla::kUnreachableSchemaVersion));
@@ -326,11 +326,11 @@ BOOST_AUTO_TEST_CASE(the_joiner_removed_leaves_three_nodes_up_in_every_view) {
     BOOST_TEST_REQUIRE(out.ok(), out.summary() << "\n" << out.err);
     BOOST_TEST_MESSAGE(out.out);
   }
-  for (int k = 1; k <= kNodes; ++k) bring_back(node_address(k));
+  for (int k = 1; k <= nodes(); ++k) bring_back(node_address(k));
   BOOST_TEST(up_in_every_view(), "three nodes, UN in every view");
-  for (int viewer = 1; viewer <= kNodes; ++viewer) {
+  for (int viewer = 1; viewer <= nodes(); ++viewer) {
     const auto ring = ring_of(node_address(viewer));
-    BOOST_TEST(ring.rows.size() == static_cast<std::size_t>(kNodes));
+    BOOST_TEST(ring.rows.size() == static_cast<std::size_t>(nodes()));
     for (const auto& row : ring.rows) BOOST_TEST((row.state == "Normal" && row.status == "Up"), row);
     // Gossip keeps a removed node as LEFT until its expiry (3 days), as after any removal; nothing else.
     const auto gossip = nodetool(node_address(viewer), "gossipinfo");
@@ -348,7 +348,7 @@ BOOST_AUTO_TEST_CASE(the_joiner_removed_leaves_three_nodes_up_in_every_view) {
   BOOST_TEST_REQUIRE(described->counts.has_value());
   BOOST_TEST(described->counts->joining == 0);
   BOOST_TEST(described->counts->unreachable == 0);
-  BOOST_TEST(described->counts->live == kNodes);
+  BOOST_TEST(described->counts->live == nodes());
   BOOST_TEST(!joiner_in_layout());
 }
 
