@@ -11,11 +11,15 @@ export LC_ALL=C
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bench-fleet.sh [--help] [--coordinated [--plain-etcd] [--agentless K] [--dcs D]] [N]
+Usage: scripts/bench-fleet.sh [--help] [--coordinated [--plain-etcd] [--etcd-nice K] [--agentless K] [--dcs D]] [N]
   N              agents (default 150; a multiple of 3 x D, at most 450), N/D in each DC
   --coordinated  through a 3-member loopback etcd (Debian's etcd-server), lease_ttl_s 15 (the default), over
                  TLS with client certificates (scripts/etcd-tls-certs.sh)
   --plain-etcd   the same over plain http (the cost of TLS is the difference)
+  --etcd-nice K  etcd's members at nice K (-20..19; 0, the default, as the agents): in production etcd runs on
+                 hosts of its own, here it shares 2 cores with N agents and their nodetool-sim runs, and each of
+                 its few threads weighs as much as one agent; a negative K plays etcd's own hosts (the summary
+                 says etcd_nice=K)
   --agentless K  K VMs (spread over the DCs and fault domains) lose their agent before the wave, once every
                  known/<dc>/<vm> record is written: the watcher's leader of its DC must hold each one's rack with
                  an agentless drain record while its fault domain's Freeze is due (agentless_impact), and
@@ -31,6 +35,7 @@ Environment:
 It loads the machine for about 3 minutes (N processes, a wave of N x 10 nodetool-sim runs): run it alone.
 Last line: agents=N idle_cpu_pct=N wave_cpu_pct=N react_p99_ms=N racks_out_max=N violations=N etcd_txn_per_s=N
            coordinated=0|1 etcd_tls=0|1 agentless=K dcs=D racks_out_max_dc1=N ... racks_out_max_dcD=N
+           and, coordinated, etcd_nice=K
            and, coordinated, etcd_fsync_p99_ms=N etcd_commit_p99_ms=N (etcd's WAL fsync and backend commit
            through the wave, the largest p99 of the 3 members)
   (racks_out_max: the most racks of one DC out at once, the largest over the DCs)
@@ -46,6 +51,12 @@ while (($#)); do
   case $1 in
     --coordinated) coordinated=1 ;;
     --plain-etcd) etcd_plain=1 ;; # read by lib.sh's start_etcd
+    --etcd-nice)
+      etcd_nice=${2:-} # read by lib.sh's start_etcd
+      [[ $etcd_nice =~ ^-?[0-9]+$ ]] && ((etcd_nice >= -20 && etcd_nice <= 19)) ||
+        usage_error "--etcd-nice needs a nice value -20..19, not '$etcd_nice'"
+      shift
+      ;;
     --agentless)
       agentless=${2:-}
       [[ $agentless =~ ^[0-9]+$ ]] || usage_error "--agentless needs a number, not '$agentless'"
@@ -62,8 +73,8 @@ while (($#)); do
   shift
 done
 [[ $# -le 1 ]] || { usage >&2; exit 2; }
-if ((!coordinated)) && { [[ -n ${etcd_plain:-} ]] || ((agentless || dcs > 1)); }; then
-  usage_error "--plain-etcd, --agentless and --dcs 2|3 go with --coordinated"
+if ((!coordinated)) && { [[ -n ${etcd_plain:-}${etcd_nice:-} ]] || ((agentless || dcs > 1)); }; then
+  usage_error "--plain-etcd, --etcd-nice, --agentless and --dcs 2|3 go with --coordinated"
 fi
 agents=${1:-150}
 if ! [[ $agents =~ ^[0-9]+$ ]] || ((agents < 3 * dcs || agents > 450 || agents % (3 * dcs) != 0)); then
@@ -322,6 +333,7 @@ forget_pids "${agent_pid[@]}"
 etcd_args=()
 if ((coordinated)); then
   etcd_args=(--etcd "$((d1 - d0)) $((wd1 - wd0)) $((wt1 - wt0))" --etcd-tls "$((${etcd_plain:-0} == 1 ? 0 : 1))"
+    --etcd-nice "${etcd_nice:-0}"
     --agentless "${agentless_vms[*]}" --etcd-metrics "$work/etcd-metrics")
 fi
 /usr/bin/python3 -I "$root/scripts/bench/fleet_report.py" --work "$work" --agents "$agents" --dcs "$dcs" \

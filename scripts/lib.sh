@@ -270,7 +270,8 @@ event_gone() { [[ -z $(event_field "$1" EventId) ]]; }
 # and logs in $work/etcd, registered for cleanup; returns once every member is healthy. Sets etcd_pids and
 # etcd_endpoints; each member's command line, NUL-separated, is in $work/etcd/mI.argv. Over TLS with
 # client-certificate auth (SPEC 9 "TLS") unless etcd_plain=1: certificates from scripts/etcd-tls-certs.sh in
-# $work/etcd/tls, endpoints https://127.0.0.1:PORT; etcd_plain=1: http://.
+# $work/etcd/tls, endpoints https://127.0.0.1:PORT; etcd_plain=1: http://. etcd_nice=K: the members at nice K
+# (every thread of theirs: Go's threads inherit it).
 etcd_pids=() etcd_endpoints=()
 start_etcd() {
   require_tools --hint "scripts/install-deps.sh installs etcd-server and openssl" etcd openssl || exit 1
@@ -292,7 +293,9 @@ start_etcd() {
   mkdir -p "$work/etcd"
   local argv
   for i in 0 1 2; do
-    argv=(etcd --name "m$i" --data-dir "$work/etcd/m$i"
+    argv=()
+    [[ ${etcd_nice:-0} == 0 ]] || argv=(nice -n "$etcd_nice")
+    argv+=(etcd --name "m$i" --data-dir "$work/etcd/m$i"
       --listen-client-urls "$scheme://127.0.0.1:${client[i]}" --advertise-client-urls "$scheme://127.0.0.1:${client[i]}"
       --listen-peer-urls "http://127.0.0.1:${peer[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peer[i]}"
       --initial-cluster "$cluster" --initial-cluster-token "cla-$script_name-$$" --initial-cluster-state new

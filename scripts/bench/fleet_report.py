@@ -194,6 +194,7 @@ def main():
     parser.add_argument("--wave", required=True, help="window_ms agents_cpu_ns emulator_cpu_ns children_cpu_ms")
     parser.add_argument("--rss", required=True, help="agents_sum_kb agents_max_kb emulator_kb")
     parser.add_argument("--etcd", help="coordinated: idle_cpu_ns wave_cpu_ns wave_txn_count")
+    parser.add_argument("--etcd-nice", type=int, default=0, help="coordinated: etcd's members' nice value")
     parser.add_argument("--etcd-tls", type=int, choices=(0, 1), default=0,
                         help="coordinated: 1 when the agents reach etcd over TLS")
     parser.add_argument("--agentless", default="",
@@ -372,6 +373,8 @@ def main():
                f"dcs={args.dcs} " + " ".join(f"racks_out_max_{dc}={m}" for dc, (m, _, _) in sorted(out.items())))
     if args.etcd_metrics:
         summary += f" etcd_fsync_p99_ms={fsync_p99:.1f} etcd_commit_p99_ms={commit_p99:.1f}"
+    if args.etcd:
+        summary += f" etcd_nice={args.etcd_nice}"
     print(summary)
 
 
