@@ -29,11 +29,7 @@ cla::MemberRecord node(const std::string& vm, const std::string& rack, const std
 }
 
 struct ThreeAgents {
-  EtcdCluster etcd{[] {
-    EtcdClusterOptions options;
-    options.members = 1;
-    return options;
-  }()};
+  EtcdCluster etcd{one_member()};
   boost::asio::io_context ioc;
   cla::EtcdClientOptions options = options_for(etcd.endpoints(), kRequestTimeout);
   cla::EtcdClient client{ioc.get_executor(), options};

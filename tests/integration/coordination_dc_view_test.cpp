@@ -40,11 +40,7 @@ cla::KnownRecord known(const std::string& dc, const std::string& vm) {
 }
 
 struct TwoDcs {
-  EtcdCluster etcd{[] {
-    EtcdClusterOptions options;
-    options.members = 1;
-    return options;
-  }()};
+  EtcdCluster etcd{one_member()};
   boost::asio::io_context ioc;
   cla::EtcdClientOptions options = options_for(etcd.endpoints(), kRequestTimeout);
   const cla::CoordinationKeys keys = cla::coordination_keys("c1");

@@ -19,12 +19,6 @@ constexpr auto kRequestTimeout = 300ms;
 constexpr auto kReleaseFirstRetry = 1s;
 static_assert(kRequestTimeout * 2 < kReleaseFirstRetry, "the admission must come before the retry");
 
-EtcdClusterOptions one_member() {
-  EtcdClusterOptions options;
-  options.members = 1;
-  return options;
-}
-
 cla::MemberRecord vm0() {
   cla::MemberRecord self;
   self.vm = "vm0";

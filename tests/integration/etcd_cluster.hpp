@@ -34,6 +34,13 @@ struct EtcdClusterOptions {
   std::filesystem::path tls_dir;
 };
 
+// One member, the rest the defaults: what a test of a single agent's requests needs.
+inline EtcdClusterOptions one_member() {
+  EtcdClusterOptions options;
+  options.members = 1;
+  return options;
+}
+
 class EtcdCluster {
  public:
   explicit EtcdCluster(EtcdClusterOptions options = {});

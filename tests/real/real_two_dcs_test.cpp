@@ -27,11 +27,7 @@ struct TwoDcs : RealCase {
     touched = {1, 4, 5};
     BOOST_TEST_REQUIRE(datacenters() == 2, "run with CLA_REAL_DCS=2 (CTest's real_two_dcs does)");
   }
-  EtcdCluster etcd{[] {
-    EtcdClusterOptions options;
-    options.members = 1;
-    return options;
-  }()};
+  EtcdCluster etcd{one_member()};
   std::unique_ptr<ImdsEmulatorProcess> emulator = start_emulator();
 
   json::object coordination() const {
