@@ -321,17 +321,9 @@ asio::awaitable<Result<std::optional<std::vector<EtcdRange>>, EtcdFailure>> Coor
 }
 
 asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> Coordinator::read_dc_members() {
-  std::vector<std::string> bases{keys_.members()};
-  auto scoped = co_await read_dc_scoped(std::move(bases));
-  if (!scoped) co_return scoped.error();
-  if (*scoped) {
-    CoordinationSnapshot snap;
-    for (const auto& kv : (**scoped)[0].kvs) add_record(snap, keys_, kv);
-    co_return std::move(snap.members);
-  }
-  auto snap = co_await read_snapshot(*client_, keys_);
-  if (!snap) co_return snap.error();
-  co_return in_datacenter(std::move(snap->members), self_.datacenter);
+  auto view = co_await read_dc_view(false);
+  if (!view) co_return view.error();
+  co_return std::move(view->members);
 }
 
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> Coordinator::read_dc_view(bool with_known) {

@@ -188,9 +188,8 @@ class Coordinator {
   boost::asio::awaitable<void> shutdown();
 
  private:
-  // This DC's member keys (members/<dc>/, read_dc_scoped; beside an older agent's flat key, the whole
-  // prefix): the shared approval's read, made by each drained agent of a shared event, 150 at once in a fault
-  // domain of the case study's DCs.
+  // This DC's member keys (read_dc_view without the known records): the shared approval's read, made by each
+  // drained agent of a shared event, 150 at once in a fault domain of the case study's DCs.
   boost::asio::awaitable<Result<std::vector<MemberRecord>, EtcdFailure>> read_dc_members();
   boost::asio::awaitable<void> write_member();
   // racks/<dc>/<rack> put beside a drain record of that rack (nothing when the record names no rack).
