@@ -136,7 +136,11 @@ class Daemon {
   void observe_neighbours(const std::vector<ScheduledEvent>& events);
   void start_fleet_read();  // refresh_fleet_view, unless one is running
   boost::asio::awaitable<void> refresh_fleet_view();
-  bool hosts_unknown(const std::set<std::string>& vms) const;  // some VM (upper case) not in host_by_vm_
+  // Some VM (upper case) not in host_by_vm_, or mapped to a host id that no row of the last status shows (its
+  // node replaced while its agent was gone: its known record may name the new node).
+  bool hosts_unknown(const std::set<std::string>& vms) const;
+  // An impacted VM mapped to a host id that no row of `status` shows.
+  bool impacted_mapping_stale(const ClusterStatus& status) const;
   // A gate check's fleet view: a read started (unless one is running) and awaited for at most
   // kFleetReadBudget, beside the check's nodetool status: a slow or unreachable etcd never holds the gate up
   // (the last records read then count).

@@ -48,7 +48,19 @@ void Daemon::start_fleet_read() {
 }
 
 bool Daemon::hosts_unknown(const std::set<std::string>& vms) const {
-  return std::any_of(vms.begin(), vms.end(), [&](const std::string& vm) { return !host_by_vm_.count(vm); });
+  return std::any_of(vms.begin(), vms.end(), [&](const std::string& vm) {
+    const auto host = host_by_vm_.find(vm);
+    return host == host_by_vm_.end() ||
+           (last_view_ && address_of_host_id(last_view_->status, host->second).empty());
+  });
+}
+
+bool Daemon::impacted_mapping_stale(const ClusterStatus& status) const {
+  const std::vector<NeighbourImpact> impacts = neighbours_.current();
+  return std::any_of(impacts.begin(), impacts.end(), [&](const NeighbourImpact& impact) {
+    const auto host = host_by_vm_.find(to_upper(impact.vm));
+    return host != host_by_vm_.end() && address_of_host_id(status, host->second).empty();
+  });
 }
 
 asio::awaitable<void> Daemon::refresh_fleet_view() {
@@ -90,20 +102,26 @@ std::vector<std::pair<std::string, NeighbourImpact>> Daemon::impacted_nodes(cons
   neighbours_.observe_up(up_vms, taken_at);
   for (const auto& impact : neighbours_.current()) {
     const auto host = host_by_vm_.find(to_upper(impact.vm));
-    if (host == host_by_vm_.end()) {
-      if (!neighbour_unknown_logged_.insert(to_upper(impact.vm) + " " + to_upper(impact.event_id)).second)
-        continue;
-      log_line(LogLevel::warning, "neighbour_node_unknown",
-               {{"vm", impact.vm},
-                {"event_id", impact.event_id},
-                {"why", impact.why},
-                {"detail",
-                 "no member key or known record names this VM's node: the gate cannot count it (logged once "
-                 "an event)"}});
+    const std::string address = host == host_by_vm_.end() ? "" : address_of_host_id(status, host->second);
+    if (!address.empty()) {
+      out.emplace_back(address, impact);
       continue;
     }
-    const std::string address = address_of_host_id(status, host->second);
-    if (!address.empty()) out.emplace_back(address, impact);
+    if (!neighbour_unknown_logged_.insert(to_upper(impact.vm) + " " + to_upper(impact.event_id)).second)
+      continue;
+    boost::json::object fields{{"vm", impact.vm}, {"event_id", impact.event_id}, {"why", impact.why}};
+    if (host == host_by_vm_.end()) {
+      fields["detail"] =
+          "no member key or known record names this VM's node: the gate cannot count it (logged once an "
+          "event)";
+    } else {
+      fields["host_id"] = host->second;
+      fields["detail"] =
+          "its records name a node that nodetool status does not show (replaced, or removed): the gate "
+          "cannot "
+          "count it until a record names the VM's node (logged once an event)";
+    }
+    log_line(LogLevel::warning, "neighbour_node_unknown", std::move(fields));
   }
   return out;
 }

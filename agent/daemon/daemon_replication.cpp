@@ -119,6 +119,10 @@ asio::awaitable<SafetyResult> Daemon::evaluate_gate() {
   else
     co_await (read_view() && read_hints());
   if (!view) co_return SafetyResult{false, view.error().message, {}, {}};
+  // An impacted VM whose mapped node this status does not show (replaced while its agent was gone): its
+  // records read again now (hosts_unknown sees it against this status), not at the next check, which might
+  // come after a drain this one let through.
+  if (coordinator_ && impacted_mapping_stale(view->status)) co_await fleet_view_for_check();
   const std::string configured = config_.topology.rack_for(fault_domain_, zone_);
   // Once per change, not at every check (issue 40): a recheck every unsafe_recheck_s would repeat it.
   const std::optional<std::pair<std::string, std::string>> mismatch =
