@@ -6,7 +6,7 @@ export LC_ALL=C
 usage() {
   cat <<'EOF'
 Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--driver debian|pypi]
-                                     [--nodes 3|6] [--coordinated] [--rate N] [--notice-s N] [--reboot-s N]
+                                     [--nodes 3|6] [--dcs 1|2] [--coordinated] [--rate N] [--notice-s N] [--reboot-s N]
                                      [--backend nodetool|jolokia] [--announce-ms MS] [--catch-up] [--bin-dir DIR]
   The cluster of scripts/cassandra-cluster.sh (started if not every node runs; 6 nodes: two per rack, in
   build/cassandra-cluster-6) under an open-loop auditing client at LOCAL_QUORUM (scripts/bench/
@@ -44,6 +44,15 @@ Usage: scripts/bench-availability.sh [--repeat N] [--runs LIST] [--hog] [--drive
                 drain_forced_unsafe within 1 s of NotBefore - unsafe_drain_lead_s (SPEC 4); it prints the
                 approvals seen, each forced drain's margin and the phase's failed requests (SPEC 10: none).
                 vm4 is started again once rack2 is restored, and every node is UN before the run goes on
+  --dcs 2       with --nodes 6: the cluster as two DCs (cassandra-cluster.sh --dcs 2: dc1 on nodes 1-3, dc2 on
+                nodes 4-6, racks 1-3 in each, in build/cassandra-cluster-6-2dcs...; the client's keyspace lifecycle
+                at {dc1: 3, dc2: 3}), each DC an availability set of its own (the emulator's region dc2 for vm4-6:
+                a VM sees only its DC's events). Each step's rack goes out in both DCs at once: one event for
+                dc1's VM of the rack and one for dc2's, posted together. Two clients, one per DC, each coordinated
+                by its own DC's nodes at LOCAL_QUORUM (availability_client.py --local-dc); the run's table per DC,
+                then both together, and for each Freeze the seconds both DCs' nodes were out together (the bench
+                fails when no Freeze of dc1 overlapped dc2's). No unsafe phase: with three nodes a DC, two of a
+                DC's nodes out leave no keyspace its LOCAL_QUORUM (real_two_dcs_test proves the refusal across DCs)
   --coordinated the agents coordinate through a 3-member etcd on loopback (SPEC 9)
   --backend     how the agents reach their nodes (cassandra.backend, SPEC 8.1): nodetool (default) or jolokia
                 (the cluster started --jolokia, in a directory of its own: build/cassandra-cluster[-6]-jolokia)
@@ -87,7 +96,7 @@ EOF
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$cla_root
 bin_dir=$root/build/bin modes=noagent,approve_now,agent repeat=1 rate=50 notice_s=60 reboot_s=15
-hog=0 driver=debian node_count=3 coordinated=0 backend=nodetool announce_ms="" catch_up=0 modes_given=0
+hog=0 driver=debian node_count=3 dcs=1 coordinated=0 backend=nodetool announce_ms="" catch_up=0 modes_given=0
 while (($#)); do
   case $1 in
     --bin-dir) bin_dir=${2:?--bin-dir needs a directory}; shift 2 ;;
@@ -99,6 +108,7 @@ while (($#)); do
     --hog) hog=1; shift ;;
     --driver) driver=${2:?--driver needs debian or pypi}; shift 2 ;;
     --nodes) node_count=${2:?--nodes needs 3 or 6}; shift 2 ;;
+    --dcs) dcs=${2:?--dcs needs 1 or 2}; shift 2 ;;
     --coordinated) coordinated=1; shift ;;
     --backend) backend=${2:?--backend needs nodetool or jolokia}; shift 2 ;;
     --announce-ms) announce_ms=${2:?--announce-ms needs default or milliseconds}; shift 2 ;;
@@ -109,6 +119,9 @@ while (($#)); do
 done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || usage_error "--repeat must be a positive number, not '$repeat'"
 [[ $node_count == 3 || $node_count == 6 ]] || usage_error "--nodes must be 3 or 6, not '$node_count'"
+[[ $dcs == 1 || $dcs == 2 ]] || usage_error "--dcs must be 1 or 2, not '$dcs'"
+((dcs == 1 || node_count == 6)) || usage_error "--dcs 2 needs --nodes 6 (three nodes a DC)"
+((dcs == 1 || !catch_up)) || usage_error "--catch-up runs on one DC: leave out --dcs 2"
 [[ $driver == debian || $driver == pypi ]] || usage_error "--driver must be debian or pypi, not '$driver'"
 [[ $backend == nodetool || $backend == jolokia ]] || usage_error "--backend must be nodetool or jolokia, not '$backend'"
 check_announce_ms
@@ -143,7 +156,7 @@ fi
 say "client driver: cassandra-driver $("$client_python" -I -c 'import cassandra; print(cassandra.__version__)') ($driver)"
 
 # ---- the cluster --------------------------------------------------------------------------------------------------
-bench_cluster "$node_count" "$backend" "$announce_ms"
+bench_cluster "$node_count" "$backend" "$announce_ms" "$dcs"
 announce_label=""
 [[ -z $announce_ms ]] || announce_label=", shutdown_announce_in_ms=$announce_ms (NOT the default 2000)"
 say "cluster: $CASSANDRA_CLUSTER_DIR, backend $backend$announce_label"
@@ -153,23 +166,37 @@ mapfile -t addresses < <("$cluster" status | jq -r .address)
 # which the cluster's RF 3 keyspaces (lifecycle, system_distributed) cannot spare, so the gate refuses, while
 # every range of the client's keyspace keeps 3 of its 5 replicas (LOCAL_QUORUM). The bench then shows the
 # refusal and the forced drain costing the client nothing, which no keyspace at RF 3 could show.
-client_keyspace=lifecycle
-if ((node_count == 6)); then
+client_keyspace=lifecycle # with --dcs 2: {dc1: 3, dc2: 3} (cassandra-cluster.sh)
+if ((node_count == 6 && dcs == 1)); then
   client_keyspace=lifecycle_rf5
   "$cluster" cql "${addresses[0]}" "CREATE KEYSPACE IF NOT EXISTS $client_keyspace WITH replication =
     {'class': 'NetworkTopologyStrategy', 'dc1': 5}" >/dev/null || die "could not create keyspace $client_keyspace"
 fi
-# VM k (1-based) is node k, fault domain (k-1)%3, rack (k-1)%3+1 (cassandra-cluster.sh's layout).
+# VM k (1-based) is node k, fault domain (k-1)%3, rack (k-1)%3+1 (cassandra-cluster.sh's layout); with --dcs 2,
+# vm4-6 are dc2's, in the emulator's region dc2 (the default region "" is dc1's).
 vms=() vm_specs=() hook_nodes=""
+declare -A vm_region=()
 for ((k = 1; k <= node_count; k++)); do
   vms+=("vm$k")
-  vm_specs+=("vm$k,$(((k - 1) % 3))")
+  vm_region[vm$k]=""
+  ((dcs == 1 || k <= 3)) || vm_region[vm$k]=dc2
+  vm_specs+=("vm$k,$(((k - 1) % 3))${vm_region[vm$k]:+,region=${vm_region[vm$k]}}")
   hook_nodes+="${hook_nodes:+,}vm$k=${addresses[k - 1]}"
 done
 rack_vms() { # RACK (1..3) -> the rack's VMs, as a JSON array
   local k list=()
   for ((k = $1; k <= node_count; k += 3)); do list+=("vm$k"); done
   printf '%s\n' "${list[@]}" | jq -R . | jq -sc .
+}
+# wave_events RACK EVENT_JSON -> the rack's events, one JSON a line: EVENT_JSON listing every VM of the rack, or with
+# --dcs 2 one for dc1's VM of the rack and one for dc2's (region dc2), in that order.
+wave_events() {
+  if ((dcs == 1)); then
+    jq -c --argjson vms "$(rack_vms "$1")" '. + {resources: $vms}' <<<"$2"
+  else
+    jq -c --arg vm "vm$1" '. + {resources: [$vm]}' <<<"$2"
+    jq -c --arg vm "vm$(($1 + 3))" '. + {resources: [$vm], region: "dc2"}' <<<"$2"
+  fi
 }
 # --catch-up: the lead that lets the catch-up end before the next rack's forced drain (see --help), and the host ids
 # of rack1's nodes (the hints files held for them are named after them).
@@ -236,7 +263,7 @@ start_run_emulator() { # run_dir
     start_emulator "$bin_dir/imds-emulator" "$dir" "${vm_specs[@]}" -- \
     --impact-hook "$root/scripts/cluster/impact-hook.sh"
   pids+=("$emulator_pid") # registered for cleanup by start_emulator
-  for vm in "${vms[@]}"; do vm_url[$vm]=http://$(emulator_vm_address "$dir" "$vm"); done
+  for vm in "${vms[@]}"; do vm_url[$vm]=http://$(emulator_vm_address "$dir" "$vm" "${vm_region[$vm]}"); done
 }
 
 approve_now_loop() { # the docs' sample: poll each VM's document, approve every Scheduled event at once
@@ -543,6 +570,36 @@ impact_figures() {
   echo "$total"
 }
 
+# --dcs 2: for each Freeze of dc1 and its twin of dc2 (posted right after it, wave_events), when each landed and the
+# seconds both nodes were out together (each Freeze from its landing for its duration), into run_dir/dcs.txt; the
+# bench fails when no pair was out together (the wave would not have shown both DCs out at once).
+dcs_out_together() {
+  local id body prev_id="" prev_body="" vm_a vm_b a b duration together overlapped=0
+  landed_ms() { # ID VM -> when its impact landed (unix ms), empty when it did not land (absorbed, or none)
+    jq -r --arg id "$1" --arg vm "$2" 'select(.phase == "start" and .event_id == $id and .vm == $vm
+      and .landed == true) | .t_ms' "$run_dir/impacts.jsonl" | tail -n 1
+  }
+  : >"$run_dir/dcs.txt"
+  while IFS=$'\t' read -r id body; do
+    if [[ $(jq -r '"\(.region // "") \(.type)"' <<<"$body") == "dc2 Freeze" && -n $prev_id ]]; then
+      duration=$(jq -r .duration_s <<<"$body")
+      vm_a=$(jq -r '.resources[0]' <<<"$prev_body") vm_b=$(jq -r '.resources[0]' <<<"$body")
+      a=$(landed_ms "$prev_id" "$vm_a") b=$(landed_ms "$id" "$vm_b")
+      if [[ -z $a || -z $b ]]; then
+        echo "   both DCs: Freeze $duration s of $vm_a (dc1) and $vm_b (dc2): not both landed" >>"$run_dir/dcs.txt"
+      else
+        together=$(awk -v a="$a" -v b="$b" -v d="$duration" 'BEGIN { s = a > b ? a : b; e = (a < b ? a : b) + d * 1000
+          printf "%.1f", (e > s ? e - s : 0) / 1000 }')
+        echo "   both DCs: Freeze $duration s of $vm_a (dc1) at $(date -d "@$((a / 1000))" +%T) and $vm_b (dc2) at" \
+          "$(date -d "@$((b / 1000))" +%T): out together $together s" >>"$run_dir/dcs.txt"
+        awk -v t="$together" 'BEGIN { exit !(t > 0) }' && overlapped=$((overlapped + 1))
+      fi
+    fi
+    prev_id=$id prev_body=$body
+  done <"$run_dir/events"
+  ((overlapped > 0)) || die "--dcs 2: no Freeze of dc1 was out together with dc2's; $run_dir/dcs.txt, logs: $run_dir"
+}
+
 # Every 0.5 s: "unix_ms files bytes", the hints files held for rack1's nodes on every node's disk (open or closed).
 hints_sampler() {
   local names=() id
@@ -602,7 +659,7 @@ hog_start() {
 # run_wave MODE INDEX -> the run's table; its files in $work/run<INDEX>-<MODE>
 run_wave() {
   mode=$1 run_dir=$work/run$2-$1
-  local vm client load_before
+  local vm client clients=() dc load_before
   mkdir -p "$run_dir"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "== run $2 $mode: $(date +%T), load $load_before$( ((hog)) && echo ', with the hog')"
@@ -618,8 +675,20 @@ run_wave() {
       wait_until 300 "the agents started" agents_started
       ;;
   esac
-  start_audit_client "$client_python" "$run_dir" "$rate" "$(date +%s)-$2-$mode" "$client_keyspace" \
-    "$(IFS=,; echo "${addresses[*]}")"
+  if ((dcs == 1)); then
+    start_audit_client "$client_python" "$run_dir" "$rate" "$(date +%s)-$2-$mode" "$client_keyspace" \
+      "$(IFS=,; echo "${addresses[*]}")"
+    clients=("$client")
+  else # a client per DC, its contact points and coordinators that DC's nodes
+    local first=0
+    for dc in dc1 dc2; do
+      mkdir -p "$run_dir/$dc"
+      start_audit_client "$client_python" "$run_dir/$dc" "$rate" "$(date +%s)-$2-$mode-$dc" "$client_keyspace" \
+        "$(IFS=,; echo "${addresses[*]:first:3}")" "$dc"
+      clients+=("$client")
+      first=3
+    done
+  fi
   ((catch_up)) && { hints_sampler >"$run_dir/hints" & track $!; }
   echo "$(date +%s%3N) steady" >"$run_dir/phases"
   sleep $((catch_up ? 30 : 10))
@@ -630,38 +699,59 @@ run_wave() {
       "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}" \
       "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$catch_up_lead_s,\"duration_s\":5,\"complete_after_s\":5,\"after_removal\":\"rack2 Freeze 5 s, due at rack1's removal\"}"
   else
-    play_step "rack1 Freeze 5 s" \
-      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"not_before_in_s\":$n,\"duration_s\":5,\"complete_after_s\":5}"
-    play_step "rack2 Freeze 20 s" \
-      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 2),\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}"
-    play_step "rack3 Freeze 10 s, Reboot 45 s after" \
-      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$n,\"duration_s\":10,\"complete_after_s\":5}" \
-      "{\"type\":\"Reboot\",\"resources\":$(rack_vms 3),\"not_before_in_s\":$((n + 10 + 45)),\"complete_after_s\":$reboot_s}"
-    play_step "rack1 Freeze 20 s seen Started, impact +10 s" \
-      "{\"type\":\"Freeze\",\"resources\":$(rack_vms 1),\"duration_s\":20,\"complete_after_s\":15,\"delay_impact_s\":10}"
-    ((node_count == 6)) && play_unsafe_step
+    local step=()
+    mapfile -t step < <(wave_events 1 "{\"type\":\"Freeze\",\"not_before_in_s\":$n,\"duration_s\":5,\"complete_after_s\":5}")
+    play_step "rack1 Freeze 5 s" "${step[@]}"
+    mapfile -t step < <(wave_events 2 "{\"type\":\"Freeze\",\"not_before_in_s\":$n,\"duration_s\":20,\"complete_after_s\":5}")
+    play_step "rack2 Freeze 20 s" "${step[@]}"
+    mapfile -t step < <(wave_events 3 "{\"type\":\"Freeze\",\"not_before_in_s\":$n,\"duration_s\":10,\"complete_after_s\":5}"
+      wave_events 3 "{\"type\":\"Reboot\",\"not_before_in_s\":$((n + 10 + 45)),\"complete_after_s\":$reboot_s}")
+    play_step "rack3 Freeze 10 s, Reboot 45 s after" "${step[@]}"
+    mapfile -t step < <(wave_events 1 "{\"type\":\"Freeze\",\"duration_s\":20,\"complete_after_s\":15,\"delay_impact_s\":10}")
+    play_step "rack1 Freeze 20 s seen Started, impact +10 s" "${step[@]}"
+    ((node_count == 6 && dcs == 1)) && play_unsafe_step
   fi
   echo "$(date +%s%3N) after" >>"$run_dir/phases"
   sleep 10
-  # The client stops, then reads every acknowledged write back at ALL (every node is UN now).
-  kill -TERM "$client"
-  wait_until 600 "the client's read-back at ALL" client_done "$client"
-  forget_pids "$client"
-  wait "$client" || die "the client failed (or its books do not balance: slots = sent + missed = answered + failed):" \
-    "$run_dir/client.err, $run_dir/summary.json"
+  # The clients stop, then read every acknowledged write back at ALL (every node is UN now).
+  kill -TERM "${clients[@]}"
+  for client in "${clients[@]}"; do
+    wait_until 600 "the client's read-back at ALL" client_done "$client"
+    forget_pids "$client"
+    wait "$client" || die "a client failed (or its books do not balance: slots = sent + missed = answered + failed):" \
+      "$run_dir/client.err, $run_dir/summary.json ($run_dir/dc*/ with --dcs 2)"
+  done
   stop_all
-  local impact_s
+  local impact_s title
   impact_s=$(impact_figures)
-  "$client_python" -I "$root/scripts/bench/availability_report.py" run --requests "$run_dir/requests" \
-    --phases "$run_dir/phases" --summary "$run_dir/summary.json" --impact-s "$impact_s" \
-    --title "run $2 $mode ($driver driver, $node_count nodes$( ((coordinated)) && echo ', coordinated')$( ((hog)) && echo ', hog'), backend $backend$announce_label)" \
-    >"$run_dir/table"
+  title="run $2 $mode ($driver driver, $node_count nodes"
+  ((dcs == 1)) || title+=" in 2 DCs"
+  ((!coordinated)) || title+=", coordinated"
+  ((!hog)) || title+=", hog"
+  title+=", backend $backend$announce_label)"
+  : >"$run_dir/table"
+  if ((dcs == 2)); then
+    for dc in dc1 dc2; do
+      run_report "$run_dir/$dc" "$impact_s" "$title, $dc's client (LOCAL_QUORUM in $dc)" | grep -v '^totals ' >>"$run_dir/table"
+    done
+    # Both clients' books as one: the run's figures and the spread's.
+    sort -n -k1,1 "$run_dir"/dc1/requests "$run_dir"/dc2/requests >"$run_dir/requests"
+    jq -s 'reduce .[] as $s ({}; reduce ($s | to_entries[]) as $e (.;
+      .[$e.key] = if ($e.value | type) == "number" then (.[$e.key] // 0) + $e.value else $e.value end))' \
+      "$run_dir"/dc1/summary.json "$run_dir"/dc2/summary.json >"$run_dir/summary.json"
+    title+=", both DCs' clients"
+  fi
+  run_report "$run_dir" "$impact_s" "$title" >>"$run_dir/table"
   cat "$run_dir/impacts.txt" >>"$run_dir/table"
+  if ((dcs == 2)); then
+    dcs_out_together
+    cat "$run_dir/dcs.txt" >>"$run_dir/table"
+  fi
   if ((catch_up)); then
     catch_up_figures
     cat "$run_dir/catchup.txt" >>"$run_dir/table"
   fi
-  if ((node_count == 6 && !catch_up)); then
+  if ((node_count == 6 && dcs == 1 && !catch_up)); then
     unsafe_phase_failures
     cat "$run_dir/unsafe.txt" >>"$run_dir/table"
   fi
@@ -673,6 +763,10 @@ run_wave() {
     die "run $2 $mode: $(jq .unverified "$run_dir/summary.json") acknowledged writes could not be read back at ALL"
 }
 client_done() { ! pid_alive "$1"; }
+run_report() { # DIR IMPACT_S TITLE: the table of the requests and summary.json in DIR, its totals line last
+  "$client_python" -I "$root/scripts/bench/availability_report.py" run --requests "$1/requests" \
+    --phases "$run_dir/phases" --summary "$1/summary.json" --impact-s "$2" --title "$3"
+}
 
 spread_args=() run_no=0
 for ((r = 1; r <= repeat; r++)); do

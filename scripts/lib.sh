@@ -166,16 +166,18 @@ check_announce_ms() {
     usage_error "--announce-ms must be default or milliseconds, not '$announce_ms'"
 }
 
-# bench_cluster NODES BACKEND ANNOUNCE_MS: the benches' real cluster (scripts/cassandra-cluster.sh) of NODES (3|6)
-# nodes in build/cassandra-cluster[-6][-jolokia][-announce-MS] (CASSANDRA_CLUSTER_DIR overrides), started when
-# not every node runs (first stopping the benches' other clusters, which hold the same addresses, unless
+# bench_cluster NODES BACKEND ANNOUNCE_MS [DCS]: the benches' real cluster (scripts/cassandra-cluster.sh) of NODES
+# (3|6) nodes in DCS DCs (1, the default, or 2: --dcs 2, with 6 nodes) in
+# build/cassandra-cluster[-6][-2dcs][-jolokia][-announce-MS] (CASSANDRA_CLUSTER_DIR overrides), started when not
+# every node runs (first stopping the benches' other clusters, which hold the same addresses, unless
 # CASSANDRA_FIRST_HOST moves this one), with --jolokia for BACKEND jolokia and
 # -Dcassandra.shutdown_announce_in_ms=ANNOUNCE_MS unless it is empty (Cassandra's 2000 ms); dies unless the cluster
-# runs as asked. Exports CASSANDRA_CLUSTER_DIR; sets nodes_status (cassandra-cluster.sh status) and
+# runs as asked (cassandra-cluster.sh refuses a directory that holds another shape). Exports CASSANDRA_CLUSTER_DIR; sets nodes_status (cassandra-cluster.sh status) and
 # announce_property.
 bench_cluster() {
-  local nodes=$1 backend=$2 announce_ms=$3 dir=$cla_root/build/cassandra-cluster other start_options
+  local nodes=$1 backend=$2 announce_ms=$3 dcs=${4:-1} dir=$cla_root/build/cassandra-cluster other start_options
   ((nodes == 6)) && dir+=-6
+  ((dcs == 2)) && dir+=-2dcs
   [[ $backend == jolokia ]] && dir+=-jolokia
   dir+=${announce_ms:+-announce-$announce_ms}
   export CASSANDRA_CLUSTER_DIR=${CASSANDRA_CLUSTER_DIR:-$dir}
@@ -190,7 +192,7 @@ bench_cluster() {
       done
     fi
     "$cluster" stop >/dev/null
-    start_options=(--nodes "$nodes")
+    start_options=(--nodes "$nodes" --dcs "$dcs")
     [[ $backend == nodetool ]] || start_options+=(--jolokia)
     [[ -z $announce_property ]] || start_options+=(--jvm-property "$announce_property")
     "$cluster" start "${start_options[@]}"
@@ -343,8 +345,9 @@ etcd_txn_total() {
 }
 
 # ---- the auditing client ------------------------------------------------------------------------------------------
-# start_audit_client PYTHON DIR RATE RUN_ID KEYSPACE CONTACTS: scripts/bench/availability_client.py in the
-# background, its files in DIR (requests, summary.json, client.out, client.err); returns once it is connected.
+# start_audit_client PYTHON DIR RATE RUN_ID KEYSPACE CONTACTS [LOCAL_DC]: scripts/bench/availability_client.py in
+# the background, its files in DIR (requests, summary.json, client.out, client.err), its requests coordinated in
+# LOCAL_DC (default dc1); returns once it is connected.
 # Sets client (its pid, registered for cleanup).
 # The client is the instrument: on a real deployment it runs on other machines, here beside the nodes. At nice
 # -10 it is not starved (a starved client misses send slots, which count as failed requests) while a rebooted
@@ -357,7 +360,7 @@ start_audit_client() {
   # shellcheck disable=SC2016 # $@ is the inner shell's
   setsid bash -c '[[ ! -e /proc/self/autogroup ]] || echo -10 >/proc/self/autogroup || { echo "client: cannot set its autogroup nice" >&2; exit 97; }; exec "$@"' client \
     nice -n -10 "$python" -I "$cla_root/scripts/bench/availability_client.py" --rate "$3" --run-id "$4" \
-    --keyspace "$5" --contacts "$6" --out "$dir/requests" --summary "$dir/summary.json" \
+    --keyspace "$5" --contacts "$6" --local-dc "${7:-dc1}" --out "$dir/requests" --summary "$dir/summary.json" \
     >"$dir/client.out" 2>"$dir/client.err" &
   client=$!
   cleanup_pid "$client"

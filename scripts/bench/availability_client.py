@@ -1,6 +1,6 @@
-"""An open-loop, auditing Cassandra client for scripts/bench-availability.sh: writes and reads at LOCAL_QUORUM,
-token-aware, idempotent, 2 s request timeout, on a fixed send schedule until SIGTERM; then every acknowledged
-write is read back at ALL.
+"""An open-loop, auditing Cassandra client for scripts/bench-availability.sh: writes and reads at LOCAL_QUORUM
+in its --local-dc (its nodes coordinate), token-aware, idempotent, 2 s request timeout, on a fixed send schedule
+until SIGTERM; then every acknowledged write is read back at ALL.
 
 Run with the interpreter whose driver is measured, isolated (-I): /usr/bin/python3 -I (Debian's
 python3-cassandra) or a venv's python -I (the repo's cassandra/ would shadow the driver otherwise).
@@ -244,11 +244,13 @@ def main():
     parser.add_argument("--summary", required=True, help="where the run's JSON summary goes")
     parser.add_argument("--run-id", required=True, help="prefix of this run's keys (unique per run)")
     parser.add_argument("--keyspace", default="lifecycle", help="the keyspace of its table audit (default lifecycle)")
+    parser.add_argument("--local-dc", default="dc1",
+                        help="the DC whose nodes coordinate its requests, LOCAL_QUORUM's DC (default dc1)")
     args = parser.parse_args()
     table = f"{args.keyspace}.audit"
 
     def profile(level):
-        return ExecutionProfile(load_balancing_policy=TokenAwarePolicy(DCAwareRoundRobinPolicy(local_dc="dc1")),
+        return ExecutionProfile(load_balancing_policy=TokenAwarePolicy(DCAwareRoundRobinPolicy(local_dc=args.local_dc)),
                                 consistency_level=level, request_timeout=REQUEST_TIMEOUT_S)
 
     cluster = Cluster(args.contacts.split(","), protocol_version=5,
