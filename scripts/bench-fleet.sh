@@ -302,14 +302,19 @@ for fd in 0 1 2; do
     id_dc+=("$dc")
   done
   deadline=$((EPOCHSECONDS + wave_limit_s))
-  wait_until "$wave_limit_s" "fault domain $fd's Freezes (${ids[*]}) to leave the document" events_left "${ids[@]}"
+  # Polled once a second, not every 0.2 s: each poll is a curl and a jq per Freeze (and the restore's a grep of
+  # every agent's log and a jq of the cluster file), the instrument's own CPU on the cores the wave is measured on
+  # (~10 % of the wave's at 450 agents, perf record); an event stays listed for its whole Freeze, so its last state
+  # is still read.
+  wait_poll_s=1 wait_until "$wave_limit_s" "fault domain $fd's Freezes (${ids[*]}) to leave the document" \
+    events_left "${ids[@]}"
   for k in "${!ids[@]}"; do
     id=${ids[k]}
     [[ -n ${last_of[$id]:-} ]] || die "the Freeze $id of ${id_dc[k]} left before the admin API showed it"
     jq -c --argjson fd "$fd" --arg dc "${id_dc[k]}" '{fd: $fd, dc: $dc} + .' <<<"${last_of[$id]}" >>"$work/events.jsonl"
     echo "   fault domain $fd, ${id_dc[k]}: Freeze $id of $per_fd VMs, $(jq -r '"started \((.started_at_ms - .created_at_ms) / 1000) s after it was posted"' <<<"${last_of[$id]}")"
   done
-  wait_until $((deadline - EPOCHSECONDS)) "fault domain $fd restored" fd_restored "$fd"
+  wait_poll_s=1 wait_until $((deadline - EPOCHSECONDS)) "fault domain $fd restored" fd_restored "$fd"
 done
 wa1=$(cpu_ns "${agent_pid[@]}"); we1=$(cpu_ns "$emulator_pid"); wc1=$(children_ms "${agent_pid[@]}"); w1=$(now_ms)
 wd1=$(etcd_cpu_ns); wt1=$(txn_total)
