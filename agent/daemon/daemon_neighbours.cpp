@@ -112,14 +112,13 @@ std::vector<std::pair<std::string, NeighbourImpact>> Daemon::impacted_nodes(cons
     boost::json::object fields{{"vm", impact.vm}, {"event_id", impact.event_id}, {"why", impact.why}};
     if (host == host_by_vm_.end()) {
       fields["detail"] =
-          "no member key or known record names this VM's node: the gate cannot count it (logged once an "
-          "event)";
+          "no member key or known record names this VM's node: the gate cannot count it "
+          "(logged once an event)";
     } else {
       fields["host_id"] = host->second;
       fields["detail"] =
-          "its records name a node that nodetool status does not show (replaced, or removed): the gate "
-          "cannot "
-          "count it until a record names the VM's node (logged once an event)";
+          "its records name a node that nodetool status does not show (replaced, or removed): "
+          "the gate cannot count it until a record names the VM's node (logged once an event)";
     }
     log_line(LogLevel::warning, "neighbour_node_unknown", std::move(fields));
   }

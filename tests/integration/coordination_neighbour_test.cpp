@@ -105,9 +105,8 @@ BOOST_AUTO_TEST_CASE(coordinated_the_gate_counts_the_frozen_neighbour_and_its_re
   const std::string old_id(boost::json::parse(known).at("host_id").as_string());
   const std::string new_id = "6f1c1e0a-0d1e-4a2b-9c3d-0000000000b1";
   BOOST_REQUIRE_NE(old_id, new_id);
-  fleet.set_sim_node(
-      1, "host_id",
-      boost::json::string(new_id));  // vm0's agent alone runs, and only reads the cluster file now
+  // vm0's agent alone runs now, and it only reads the cluster file.
+  fleet.set_sim_node(1, "host_id", boost::json::string(new_id));
   known.replace(known.find(old_id), old_id.size(), new_id);
   fleet.etcd().put(kKnownVm1, known);
   const std::string again = fleet.add_event(
