@@ -172,8 +172,8 @@ check_announce_ms() {
 # every node runs (first stopping the benches' other clusters, which hold the same addresses, unless
 # CASSANDRA_FIRST_HOST moves this one), with --jolokia for BACKEND jolokia and
 # -Dcassandra.shutdown_announce_in_ms=ANNOUNCE_MS unless it is empty (Cassandra's 2000 ms); dies unless the cluster
-# runs as asked (cassandra-cluster.sh refuses a directory that holds another shape). Exports CASSANDRA_CLUSTER_DIR; sets nodes_status (cassandra-cluster.sh status) and
-# announce_property.
+# runs as asked (cassandra-cluster.sh refuses a directory that holds another shape). Exports
+# CASSANDRA_CLUSTER_DIR; sets nodes_status (cassandra-cluster.sh status) and announce_property.
 bench_cluster() {
   local nodes=$1 backend=$2 announce_ms=$3 dcs=${4:-1} dir=$cla_root/build/cassandra-cluster other start_options
   ((nodes == 6)) && dir+=-6
