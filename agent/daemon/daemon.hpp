@@ -136,6 +136,8 @@ class Daemon {
   void observe_neighbours(const std::vector<ScheduledEvent>& events);
   void start_fleet_read();  // refresh_fleet_view, unless one is running
   boost::asio::awaitable<void> refresh_fleet_view();
+  // `vm` (upper case) mapped to a host id that no row of `status` shows.
+  bool mapped_node_missing(const std::string& vm, const ClusterStatus& status) const;
   // Some VM (upper case) not in host_by_vm_, or mapped to a host id that no row of the last status shows (its
   // node replaced while its agent was gone: its known record may name the new node).
   bool hosts_unknown(const std::set<std::string>& vms) const;

@@ -47,19 +47,21 @@ void Daemon::start_fleet_read() {
   spawn(refresh_fleet_view(), "refresh_fleet_view");
 }
 
+bool Daemon::mapped_node_missing(const std::string& vm, const ClusterStatus& status) const {
+  const auto host = host_by_vm_.find(vm);
+  return host != host_by_vm_.end() && address_of_host_id(status, host->second).empty();
+}
+
 bool Daemon::hosts_unknown(const std::set<std::string>& vms) const {
   return std::any_of(vms.begin(), vms.end(), [&](const std::string& vm) {
-    const auto host = host_by_vm_.find(vm);
-    return host == host_by_vm_.end() ||
-           (last_view_ && address_of_host_id(last_view_->status, host->second).empty());
+    return !host_by_vm_.count(vm) || (last_view_ && mapped_node_missing(vm, last_view_->status));
   });
 }
 
 bool Daemon::impacted_mapping_stale(const ClusterStatus& status) const {
   const std::vector<NeighbourImpact> impacts = neighbours_.current();
   return std::any_of(impacts.begin(), impacts.end(), [&](const NeighbourImpact& impact) {
-    const auto host = host_by_vm_.find(to_upper(impact.vm));
-    return host != host_by_vm_.end() && address_of_host_id(status, host->second).empty();
+    return mapped_node_missing(to_upper(impact.vm), status);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "agent/daemon/daemon.hpp"
 #include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
+#include "tests/support/proc_state.hpp"
 
 namespace cla::test {
 namespace {
@@ -199,7 +200,11 @@ void CoordinatedFleet::kill(int vm) {
 }
 
 void CoordinatedFleet::freeze(int vm) {
-  agents_.at(static_cast<std::size_t>(vm))->send_signal(SIGSTOP);
+  auto& agent = agents_.at(static_cast<std::size_t>(vm));
+  agent->send_signal(SIGSTOP);
+  BOOST_REQUIRE_MESSAGE(
+      threads_stopped_within_bound(agent->pid()),
+      "vm" << vm << "'s agent: not every thread stopped within " << kStopBound.count() << " s of SIGSTOP");
 }
 
 void CoordinatedFleet::thaw(int vm) {

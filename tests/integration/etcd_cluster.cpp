@@ -22,6 +22,7 @@
 #include "agent/coordination/etcd/etcd_codec.hpp"
 #include "imds/transport/base64.hpp"
 #include "imds_emulator_process.hpp"
+#include "tests/support/proc_state.hpp"
 
 namespace cla::test {
 namespace {
@@ -33,26 +34,6 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
-// How long SIGSTOP may take to stop every thread of a member before freeze() gives up (a failure bound, not a
-// wait a test's timing depends on: a stop is normally done in microseconds).
-constexpr auto kStopBound = 5s;
-
-// Whether every thread of `pid` is stopped ('T' in /proc/PID/task/TID/stat). SIGSTOP stops a thread only when
-// it next leaves the kernel: one in a long fsync (the fresh check's dpkg beside the tests) can still serve a
-// request after kill() returned, and a "frozen" member then answered (etcd_client_failover_test, once in CI).
-bool all_threads_stopped(int pid) {
-  std::error_code ec;
-  bool any = false;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    std::ifstream in(task.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto close = stat.rfind(") ");  // the state follows the command name, which may hold spaces
-    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'T') return false;
-    any = true;
-  }
-  return any && !ec;
-}
-
 // Runs in the child before exec: etcd is killed when the test process dies, even by a crash, so that no
 // member outlives its test on a shared machine.
 struct DieWithParent {
@@ -283,12 +264,11 @@ void EtcdCluster::freeze(std::size_t i) {
   if (!m.alive()) throw std::runtime_error("cannot freeze etcd member " + m.name + ": not running");
   ::kill(m.process->id(), SIGSTOP);
   m.frozen = true;
-  const auto deadline = std::chrono::steady_clock::now() + kStopBound;
-  while (!all_threads_stopped(m.process->id()) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(1ms);
-  if (!all_threads_stopped(m.process->id()))
+  // A member thread in a long fsync (the fresh check's dpkg beside the tests) once answered after kill()
+  // returned (etcd_client_failover_test, in CI).
+  if (!cla::test::threads_stopped_within_bound(m.process->id()))
     throw std::runtime_error("etcd member " + m.name + ": not every thread stopped within " +
-                             std::to_string(kStopBound.count()) + " s of SIGSTOP");
+                             std::to_string(cla::test::kStopBound.count()) + " s of SIGSTOP");
 }
 
 void EtcdCluster::thaw(std::size_t i) {

@@ -5,15 +5,16 @@
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
 
 #include "agent_scenario.hpp"
 #include "cassandra/nodetool/nodetool_runner.hpp"
 #include "cassandra_support.hpp"
+#include "tests/support/proc_state.hpp"
 
 namespace {
 
 using namespace cla::test::agent_tests;
+using cla::test::process_running;
 
 const char* const kRefused =
     "nodetool: Failed to connect to '127.0.0.1:7199' - ConnectException: 'Connection refused'.\n";
@@ -30,13 +31,6 @@ std::chrono::milliseconds retries_sleep(int n) {
 std::string add_freeze(AgentScenario& s) {
   return s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 20}, {"duration_s", 30}});
-}
-
-// Running, not a zombie left for a reaper (an orphan's new parent may never reap it).
-bool process_running(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field, comm, state;
-  return static_cast<bool>(stat >> pid_field >> comm >> state) && state != "Z" && state != "X";
 }
 
 void configure(AgentScenario& s, int command_timeout_s = 10) {

@@ -3,7 +3,6 @@
 #include "imds/process/process_runner.hpp"
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -11,14 +10,15 @@
 #include <boost/test/unit_test.hpp>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 
 #include "agent_scenario.hpp"
 #include "cassandra_support.hpp"
+#include "tests/support/proc_state.hpp"
 
 using namespace std::chrono_literals;
 using cla::CommandOutcome;
 using cla::test::kMargin;
+using cla::test::process_running;
 using cla::test::run_blocking;
 
 namespace {
@@ -34,13 +34,6 @@ CommandOutcome sh(const std::string& script, std::chrono::milliseconds timeout =
 
 bool process_gone(pid_t pid) {
   return ::kill(pid, 0) == -1 && errno == ESRCH;
-}
-
-// Running, not a zombie waiting for a reaper (an orphan's parent may be an init that never reaps).
-bool process_running(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field, comm, state;
-  return static_cast<bool>(stat >> pid_field >> comm >> state) && state != "Z" && state != "X";
 }
 
 // Every case must leave no child behind: neither running nor a zombie.

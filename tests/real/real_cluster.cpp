@@ -16,6 +16,7 @@
 #include "cassandra/nodetool_output/status_parser.hpp"
 #include "cassandra_support.hpp"
 #include "state/text.hpp"
+#include "tests/support/proc_state.hpp"
 
 namespace cla::test::real {
 namespace {
@@ -212,16 +213,11 @@ constexpr auto kSampleEvery = std::chrono::milliseconds(20);
 // "running", "frozen" or "gone", as cassandra-cluster.sh's process_state reads it.
 std::string jvm_state(const std::string& pid_file) {
   std::ifstream pid_in(pid_file);
-  std::string pid;
+  pid_t pid = 0;
   if (!(pid_in >> pid)) return "gone";
-  std::ifstream stat_in("/proc/" + pid + "/stat");
-  std::string stat;
-  if (!std::getline(stat_in, stat)) return "gone";
-  const auto paren = stat.rfind(')');  // the command may hold blanks: the state follows its closing paren
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return "gone";
-  const char state = stat[paren + 2];
-  if (state == 'T' || state == 't') return "frozen";
-  if (state == 'Z' || state == 'X') return "gone";
+  const auto state = process_state(pid);
+  if (!state || *state == 'Z' || *state == 'X') return "gone";
+  if (*state == 'T' || *state == 't') return "frozen";
   return "running";
 }
 

@@ -16,12 +16,14 @@
 #include <thread>
 
 #include "imds/process/process_runner.hpp"
+#include "tests/support/proc_state.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace std::chrono_literals;
 using cla::CommandEnd;
 using cla::CommandOutcome;
 using cla::kLeaderExitGrace;
+using cla::test::process_running;
 
 namespace {
 
@@ -42,13 +44,6 @@ CommandOutcome run(const std::string& script, CommandEnd end, std::chrono::milli
                         [&](std::exception_ptr, CommandOutcome o) { outcome = std::move(o); });
   io.run();
   return outcome;
-}
-
-// Running, not a zombie waiting for a reaper (an orphan's parent may be an init that never reaps).
-bool process_running(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field, comm, state;
-  return static_cast<bool>(stat >> pid_field >> comm >> state) && state != "Z" && state != "X";
 }
 
 bool stops_within(pid_t pid, std::chrono::milliseconds limit) {
