@@ -54,7 +54,7 @@ struct NodeDrainState {
 
 // After a restore (SPEC 3.10): the node serves again, but its peers still replay the outage's hints to it.
 struct CatchUpState {
-  WallTime since{};             // restore_completed: the node UN again
+  WallTime since{};             // the node UN again: restore_completed, or a restarted node's binary hold
   std::int64_t out_s = 0;       // the outage it catches up on
   std::int64_t hint_files = 0;  // the most hints files for it that one reading found on the other nodes
 };

@@ -270,6 +270,10 @@ std::optional<WallTime> Core::next_wakeup(WallTime now) const {
   if (!quiet_ && !stages_in_flight_ && stages_next_read_) consider(*stages_next_read_);
   if (restore_retry_at_) consider(*restore_retry_at_);
   if (const auto closing = hint_window_closing_at()) consider(*closing);
+  if (binary_hold_) {
+    consider(binary_hold_->since + policy_.catch_up_max);
+    if (binary_hold_->next_read && !binary_hold_->reading) consider(*binary_hold_->next_read);
+  }
   if (state_.catch_up) {
     consider(state_.catch_up->since + policy_.catch_up_max);
     if (catch_up_next_read_ && !catch_up_in_flight_) consider(*catch_up_next_read_);

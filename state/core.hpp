@@ -50,6 +50,8 @@ class Core {
   std::optional<WallTime> next_wakeup(WallTime now) const;
 
   const AgentState& state() const { return state_; }
+  // Since when a restarted node's enablebinary waits for its catch-up (core_binary_hold.cpp); nullopt if not.
+  std::optional<WallTime> binary_held_since() const;
   // The record of an event by its EventId (any case); nullptr when the core holds none.
   const EventRecord* record_of(const std::string& event_id) const;
   const CorePolicy& policy() const { return policy_; }
@@ -121,8 +123,14 @@ class Core {
   bool node_quiet(const EventRecord& rec, WallTime now, Actions& out);
   void reset_quiet();
 
-  // catching up after a restore (core_catch_up.cpp, SPEC 3.10)
-  void begin_catch_up(std::optional<WallTime> out_since, WallTime now, Actions& out);
+  // a restarted node's enablebinary after its catch-up (core_binary_hold.cpp, SPEC 3.3, 3.10)
+  bool binary_held(WallTime now, Actions& out);  // true: not yet (a ReadCatchUp may be in `out`)
+  void on_binary_hold_read(const CatchUpOutcome& outcome, WallTime now, Actions& out);
+  void end_binary_hold(WallTime now, bool timed_out, Actions& out);
+  void reset_binary_hold();
+
+  // catching up after a restore (core_catch_up.cpp, SPEC 3.10); `since`: the node UN again
+  void begin_catch_up(std::optional<WallTime> out_since, WallTime since, WallTime now, Actions& out);
   void catch_up_work(WallTime now, Actions& out);
   void end_catch_up(WallTime now, bool timed_out, Actions& out);
   void drop_catch_up();
@@ -207,6 +215,20 @@ class Core {
 
   std::optional<std::chrono::milliseconds> hint_window_;
   bool hint_window_warned_ = false;  // hint_window_closing said for this outage
+
+  // A restarted node's enablebinary held for its catch-up: since when, and its holders' reads.
+  struct BinaryHold {
+    WallTime since;
+    bool reading = false;
+    bool failure_logged = false;
+    std::optional<WallTime> next_read{};
+    std::vector<std::string> holders{};  // the last answer's
+    std::int64_t hint_files = 0;
+  };
+  std::optional<BinaryHold> binary_hold_;
+  bool binary_hold_done_ = false;     // this restore held and ended its hold
+  std::optional<WallTime> un_since_;  // the ended hold's start: the node UN again from then
+  std::int64_t held_hint_files_ = 0;  // the most hints files for it one of the hold's readings found
 
   // Catching up: the holders' read (state_.catch_up says whether the node catches up).
   bool catch_up_in_flight_ = false;

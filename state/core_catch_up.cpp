@@ -16,13 +16,14 @@ std::int64_t seconds_between(WallTime from, WallTime to) {
 }
 }  // namespace
 
-void Core::begin_catch_up(std::optional<WallTime> out_since, WallTime now, Actions& out) {
+void Core::begin_catch_up(std::optional<WallTime> out_since, WallTime since, WallTime now, Actions& out) {
   const std::int64_t out_s = out_since ? seconds_between(*out_since, now) : 0;
   if (policy_.catch_up_max.count() == 0) {  // no catch-up wait: back as soon as restored
     if (policy_.coordinated) out.push_back(ReleaseDrain{});
     return;
   }
-  state_.catch_up = CatchUpState{now, out_s, 0};
+  // A restarted node's hold before enablebinary was the catch-up's start (core_binary_hold.cpp).
+  state_.catch_up = CatchUpState{since, out_s, held_hint_files_};
   reset_catch_up_reads();
   log(out, Severity::info, "catching_up",
       {{"out_s", out_s},
@@ -57,6 +58,11 @@ void Core::catch_up_work(WallTime now, Actions& out) {
 
 Actions Core::on_catch_up(const CatchUpOutcome& outcome, WallTime now) {
   Actions out;
+  if (binary_hold_ && binary_hold_->reading) {
+    on_binary_hold_read(outcome, now, out);
+    advance(now, out);
+    return out;
+  }
   if (!catch_up_in_flight_) return out;  // the node went out again meanwhile: an answer about nothing
   catch_up_in_flight_ = false;
   CatchUpState& c = *state_.catch_up;

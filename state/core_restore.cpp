@@ -185,6 +185,7 @@ bool Core::restore_work(WallTime now, Actions& out) {
   const NodeDrainState& node = state_.node;
   if (!document_seen_ || !node.out_of_service || !node.drained_for.empty()) {
     restoring_ = false;
+    reset_binary_hold();
     return false;
   }
   if (restore_retry_at_ && now < *restore_retry_at_) return false;
@@ -198,10 +199,12 @@ bool Core::restore_work(WallTime now, Actions& out) {
     restoring_ = true;
     restart_done_ = false;
     serving_checked_ = false;
+    reset_binary_hold();
     log(out, Severity::info, "restore_started",
         {{"flushed", node.flushed}, {"rebooted", node.boot_id_at_drain != boot_id_}});
   }
   const Step step = next_restore_step();
+  if (step == Step::enable_binary && binary_held(now, out)) return true;
   step_in_flight_ = step;
   out.push_back(RunStep{step, now + policy_.restore_step_window});
   return true;
@@ -299,7 +302,8 @@ void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   restore_retry_at_.reset();
   log(out, Severity::info, "restore_completed", std::move(f));
   judge_hint_window(out_since, now, out);
-  begin_catch_up(out_since, now, out);  // releases the drain record once caught up
+  begin_catch_up(out_since, un_since_.value_or(now), now, out);  // releases the drain record once caught up
+  reset_binary_hold();
   out.push_back(Persist{});
 }
 

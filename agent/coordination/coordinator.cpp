@@ -381,7 +381,8 @@ asio::awaitable<void> Coordinator::write_member() {
     ops.emplace_back(
         EtcdPut(keys_.member(self_.datacenter, self_.vm), boost::json::serialize(to_json(self_)), lease));
     const std::string marker = keys_.catching_up(self_.datacenter, self_.vm);
-    if (self_.phase == MemberPhase::catching_up)
+    // Restoring too: a restarted node holds its enablebinary for the hints its peers publish (SPEC 3.10).
+    if (self_.phase == MemberPhase::catching_up || self_.phase == MemberPhase::restoring)
       ops.emplace_back(EtcdPut(marker, boost::json::serialize(boost::json::object{{"vm", self_.vm}}), lease));
     else
       ops.emplace_back(EtcdDelete(marker));

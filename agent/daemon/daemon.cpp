@@ -349,6 +349,8 @@ std::string Daemon::state_json() const {
   o["dry_run"] = dry_run_;
   o["busy"] = core_->busy();
   o["phase"] = to_string(core_->member_phase());
+  const auto held = core_->binary_held_since();
+  o["binary_held_since"] = held ? boost::json::value(format_rfc3339_ms(clock_.to_wall(*held))) : nullptr;
   o["last_poll_success_ms"] = last_poll_success_
                                   ? boost::json::value(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                            last_poll_success_->time_since_epoch())

@@ -46,14 +46,15 @@ asio::awaitable<void> Daemon::read_catch_up() {
   execute(core_->on_catch_up(outcome, clock_.now()));
 }
 
-// At each watcher step: while another member catches up, read what this node holds and publish it; once none
+// At each watcher step: while another member catches up (or restores: a restarted node holds its enablebinary
+// for the same answer, core_binary_hold.cpp), read what this node holds and publish it; once none
 // does, clear it. With nodetool each read is a JVM start, hence only then, and at most every
 // hints_read_interval: Cassandra closes a hints file and dispatches hints every 10 s (hints_flush_period), so
 // a read sooner shows little new, while every agent's JVM at each watcher step starved a 6-node machine (the
 // game day: load 15 on 2 cores, every nodetool call past its timeout).
 bool Daemon::another_catches_up(const std::vector<MemberRecord>& members) const {
   return std::any_of(members.begin(), members.end(), [&](const MemberRecord& m) {
-    return m.phase == MemberPhase::catching_up &&
+    return (m.phase == MemberPhase::catching_up || m.phase == MemberPhase::restoring) &&
            !names_vm(m.datacenter, m.vm, coordinator_->datacenter(), resource_name_);
   });
 }

@@ -276,8 +276,11 @@ def draw(args, actions, impacts, approvals, logs, posted, tl):
         catching = None
         for line in logs.get(vm, []):
             msg = line.get("msg")
-            if msg == "restore_completed":
+            # A restarted node catches up with its CQL held, from binary_held; any other from restore_completed.
+            if msg == "binary_held" or (msg == "restore_completed" and catching is None):
                 catching = log_ms(line["ts"])
+            elif msg == "drain_started":
+                catching = None
             elif msg in ("caught_up", "catch_up_timeout") and catching:
                 band("catching", vm, x(catching), x(log_ms(line["ts"])))
                 catching = None
