@@ -1,7 +1,9 @@
 // Child processes through Boost.Process v2: pipes drained concurrently, a timer raced with the exit.
 #include "imds/process/process_runner.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,16 +17,15 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <utility>
 
 // clang-format off
 // Process v2 (1.81) uses boost::optional and std::unique_ptr without including them.
 #include <boost/optional.hpp>
 #include <memory>
-#include <boost/process/v2/environment.hpp>
-#include <boost/process/v2/posix/default_launcher.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/stdio.hpp>
 // clang-format on
 
 #include "state/text.hpp"
@@ -80,60 +81,85 @@ std::vector<std::string> child_environment(const std::vector<std::pair<std::stri
   return env;
 }
 
-// In the child, before exec: closes every descriptor from 3 up to the launcher's highest kept one.
-// Boost 1.81's close_all (posix/detail/close_handles.ipp) skips the gaps between kept descriptors (fixed
-// in 1.82), so the write ends of the stdout/stderr pipes leaked into the child as extra descriptors: a daemon
-// it started (a Cassandra JVM from restart_command) held them open and the read never saw EOF until the
-// timeout.
-struct CloseInheritedFds {
-  template <class Launcher, class Path>
-  boost::system::error_code on_exec_setup(Launcher& launcher, const Path&, const char* const*) {
-    const auto& keep = launcher.fd_whitelist;
-    const int highest = keep.empty() ? 2 : *std::max_element(keep.begin(), keep.end());
-    for (int fd = 3; fd < highest; ++fd)
-      if (std::find(keep.begin(), keep.end(), fd) == keep.end()) ::close(fd);
-    return {};
+// Closes both ends of a pipe unless released (the child's end once posix_spawn is done with it).
+struct PipeFds {
+  int fd[2] = {-1, -1};
+  PipeFds() = default;
+  PipeFds(const PipeFds&) = delete;
+  PipeFds& operator=(const PipeFds&) = delete;
+  ~PipeFds() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
+  }
+  int release_read() { return std::exchange(fd[0], -1); }
+};
+
+// posix_spawn's attributes and file actions, destroyed on every path.
+struct SpawnSetup {
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  SpawnSetup() {
+    ::posix_spawnattr_init(&attr);
+    ::posix_spawn_file_actions_init(&actions);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  ~SpawnSetup() {
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::posix_spawnattr_destroy(&attr);
   }
 };
 
-// In the child, before exec: a process group of its own, led by the child, so that a timeout or an abandon
-// kills whatever it forked too (kill(-pid)).
-struct OwnProcessGroup {
-  template <class Launcher, class Path>
-  boost::system::error_code on_exec_setup(Launcher&, const Path&, const char* const*) {
-    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
-    return {};
-  }
-};
-
-// Starts the child with stdout/stderr into the pipes. The child's ends of the pipes are closed on return
-// (with `stdio`), so the reads see EOF once the child and anything it forked are gone.
+// Starts the child with stdin from /dev/null and stdout/stderr into the pipes, in a process group of its own
+// led by it (so that a timeout or an abandon kills whatever it forked too: kill(-pid)), with no other
+// descriptor of the agent's and the default disposition of every signal. posix_spawn, not fork: glibc's
+// shares the address space until the exec (CLONE_VM | CLONE_VFORK), where a fork copied the page tables of
+// the whole agent at each nodetool call (two thirds of the agents' CPU in bench-fleet's wave, perf record),
+// and it reports a failed exec as its result. The child's ends of the pipes are closed on return, so the
+// reads see EOF once the child and anything it forked are gone.
 Result<bp::process> launch(const asio::any_io_executor& executor, const std::string& program,
                            const std::vector<std::string>& argv, asio::readable_pipe& out_pipe,
                            asio::readable_pipe& err_pipe, const std::vector<std::string>& env) {
-  bp::process_stdio stdio{nullptr, out_pipe, err_pipe};
-  if (!out_pipe.is_open() || !err_pipe.is_open()) return make_error("cannot create pipes for " + program);
-  bp::posix::default_launcher launcher;
+  PipeFds out, err;
+  if (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0)
+    return make_error("cannot create pipes for " + program + ": " + std::strerror(errno));
+  SpawnSetup setup;
+  sigset_t none, all;
+  ::sigemptyset(&none);
+  ::sigfillset(&all);
+  ::posix_spawnattr_setflags(&setup.attr,
+                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  ::posix_spawnattr_setpgroup(&setup.attr, 0);
+  ::posix_spawnattr_setsigmask(&setup.attr, &none);
+  ::posix_spawnattr_setsigdefault(&setup.attr, &all);
+  ::posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_adddup2(&setup.actions, out.fd[1], 1);
+  ::posix_spawn_file_actions_adddup2(&setup.actions, err.fd[1], 2);
+  // Not every descriptor of the agent is close-on-exec (Asio's sockets are not): a daemon the child starts
+  // (a Cassandra JVM from restart_command) would hold them, and the pipes' read never see EOF.
+  ::posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3);
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  if (const int rc =
+          ::posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, args.data(), envp.data()))
+    return make_error("cannot start " + program + ": " + std::strerror(rc));
   boost::system::error_code ec;
-  std::optional<bp::process> proc;
+  out_pipe.assign(out.release_read(), ec);
+  if (!ec) err_pipe.assign(err.release_read(), ec);
   try {
-    proc.emplace(launcher(executor, ec, program, std::vector<std::string>(argv.begin() + 1, argv.end()),
-                          stdio, bp::process_environment(env), CloseInheritedFds{}, OwnProcessGroup{}));
+    if (ec) throw boost::system::system_error(ec);
+    return bp::process(executor, pid);
   } catch (const boost::system::system_error& e) {
-    // pidfd_open refused after the fork (seccomp, kernel < 5.3, valgrind): a child that cannot be watched
-    // cannot be bounded in time either, so it is stopped at once.
-    if (launcher.pid > 0) {
-      ::kill(launcher.pid, SIGKILL);
-      ::waitpid(launcher.pid, nullptr, 0);
-    }
+    // pidfd_open refused (seccomp, kernel < 5.3, valgrind): a child that cannot be watched cannot be bounded
+    // in time either, so it is stopped at once.
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
     return make_error("cannot watch " + program + ": " + e.code().message());
   }
-  if (ec) {
-    // The launcher leaves a child that failed to exec unreaped; it exits at once, so reap it here.
-    if (launcher.pid > 0) ::waitpid(launcher.pid, nullptr, 0);
-    return make_error("cannot start " + program + ": " + ec.message());
-  }
-  return std::move(*proc);
 }
 
 // Signals the child's whole group. The group outlives its leader only while a member lives; the pid of a

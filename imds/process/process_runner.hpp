@@ -26,7 +26,7 @@ struct CommandOutcome {
   int term_signal = 0;      // the signal that ended the child (SIGKILL after a timeout), else 0
   std::string spawn_error;  // non-empty when the program could not be started
   std::chrono::milliseconds duration{0};
-  // Just before the fork, and once the child was reaped: what the agent adds around commands is measured
+  // Just before the spawn, and once the child was reaped: what the agent adds around commands is measured
   // from these (SPEC 4).
   std::chrono::steady_clock::time_point started{}, ended{};
 

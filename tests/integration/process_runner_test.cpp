@@ -2,6 +2,7 @@
 // kill, bounded output, spawn failures, environment, argv without a shell, cancellation, no zombies.
 #include "imds/process/process_runner.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -62,6 +63,27 @@ BOOST_FIXTURE_TEST_CASE(program_found_through_path_and_stdin_is_dev_null, NoLeft
   BOOST_TEST(outcome.ok());
   BOOST_TEST(outcome.out.empty());
   BOOST_TEST(outcome.duration < timeout);
+}
+
+// The child gets the three streams and nothing else of the agent's (a descriptor not close-on-exec here
+// included), leads a process group of its own, and starts with every signal at its default disposition even
+// when the agent ignores one.
+BOOST_FIXTURE_TEST_CASE(the_child_holds_only_its_streams_in_a_group_of_its_own_with_default_signals,
+                        NoLeftovers) {
+  const int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC
+  BOOST_REQUIRE(leaked > 2);
+  struct sigaction ignore = {}, previous = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGHUP, &ignore, &previous);
+  // SigIgn's bit 0 is SIGHUP. (glibc's posix_spawn leaves its own internal signals, 32 and 33, ignored.)
+  const auto outcome =
+      sh("ls /proc/$$/fd | tr '\\n' ' '; echo; ignored=$(grep SigIgn /proc/$$/status | cut -f2); "
+         "[ $((0x$ignored & 1)) -eq 0 ] && echo SIGHUP at its default; "
+         "[ \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ ] && echo leads its group");
+  ::sigaction(SIGHUP, &previous, nullptr);
+  ::close(leaked);
+  BOOST_TEST(outcome.ok(), outcome.summary());
+  BOOST_TEST(outcome.out == "0 1 2 \nSIGHUP at its default\nleads its group\n");
 }
 
 BOOST_FIXTURE_TEST_CASE(arguments_are_never_interpreted_by_a_shell, NoLeftovers) {
