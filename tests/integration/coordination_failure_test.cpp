@@ -135,11 +135,17 @@ BOOST_AUTO_TEST_CASE(etcd_down_hold_waits_for_the_forced_instant) {
   const std::string id = fleet.add_event(freeze("vm0", 12, 1));
   const auto held = fleet.wait_for(0, "coordination_unavailable", fleet.until_drain_due(id));
   BOOST_TEST(held.at("on_unavailable").as_string() == "hold");
-  const auto ended = fleet.wait_for(0, "coordination_hold_ended", fleet.until_forced(id), id);
-  const auto started =
-      fleet.wait_for(0, "drain_started", fleet.within_a_poll() + fleet.admission_ceiling(), id);
-  // Not before the forced instant, NotBefore - unsafe_drain_lead_s (NotBefore as the agent read it).
-  BOOST_TEST((log_time(started) >= cla::test::not_before_of(ended) - fleet.unsafe_drain_lead()));
+  const auto started = fleet.wait_for(
+      0, "drain_started", fleet.until_forced(id) + fleet.within_a_poll() + fleet.admission_ceiling(), id);
+  // The hold ends at the forced instant: coordination_hold_ended, or, when a gate check or an admission is
+  // still out at that instant (the held agent asks again at every poll), those reads abandoned for the forced
+  // drain (once in CI, under load). Either way one drain, not before NotBefore - unsafe_drain_lead_s
+  // (NotBefore as the agent read it).
+  const auto ended = fleet.log(0, "coordination_hold_ended", id);
+  const auto abandoned = fleet.log(0, "reads_abandoned", id);
+  BOOST_TEST(ended.size() + abandoned.size() == 1u);
+  for (const auto& line : abandoned) BOOST_TEST(line.at("for") == "forced_drain");
+  BOOST_TEST((log_time(started) >= cla::test::not_before_of(started) - fleet.unsafe_drain_lead()));
   BOOST_TEST(fleet.log(0, "drain_started", id).size() == 1u);
 }
 
