@@ -136,7 +136,8 @@ Result<bp::process> launch(const asio::any_io_executor& executor, const std::str
   ::posix_spawn_file_actions_adddup2(&setup.actions, out.fd[1], 1);
   ::posix_spawn_file_actions_adddup2(&setup.actions, err.fd[1], 2);
   // Not every descriptor of the agent is close-on-exec (Asio's sockets are not): a daemon the child starts
-  // (a Cassandra JVM from restart_command) would hold them, and the pipes' read never see EOF.
+  // (a Cassandra JVM from restart_command) would hold them for its lifetime (the agent's HTTP port, its etcd
+  // connections).
   ::posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3);
   std::vector<char*> args, envp;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
