@@ -37,10 +37,6 @@ Core rebooted_core(const CorePolicy& policy) {
   return core;
 }
 
-CatchUpOutcome held_by(std::vector<std::string> holders, std::int64_t files) {
-  return CatchUpOutcome{true, std::move(holders), files, ""};
-}
-
 std::size_t enable_binaries(const Actions& a) {
   const auto s = steps(a);
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), Step::enable_binary));

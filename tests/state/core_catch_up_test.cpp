@@ -33,10 +33,6 @@ Actions drain_and_restore(Driver& d) {
   return d.feed_at(kRestoreAt, doc(3, {}));
 }
 
-CatchUpOutcome held_by(std::vector<std::string> holders, std::int64_t files) {
-  return CatchUpOutcome{true, std::move(holders), files, ""};
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_catch_up_test)

@@ -208,6 +208,11 @@ struct Driver {
   }
 };
 
+// A ReadCatchUp answer (SPEC 3.10): `holders` still hold `files` hints files for the node.
+inline CatchUpOutcome held_by(std::vector<std::string> holders, std::int64_t files) {
+  return CatchUpOutcome{true, std::move(holders), files, ""};
+}
+
 inline Core started_core(CorePolicy policy = test_policy(), AgentState state = {},
                          StateSource source = StateSource::missing, std::string boot_id = "boot-1") {
   Core core(std::move(policy), std::move(state));
