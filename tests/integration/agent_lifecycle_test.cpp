@@ -56,6 +56,7 @@ BOOST_AUTO_TEST_CASE(platform_freeze_drains_at_the_lead_is_approved_then_restore
   const std::string id = s.emulator().add_event(
       {{"type", "Freeze"}, {"resources", {"vm0"}}, {"not_before_in_s", 5}, {"duration_s", 30}});
 
+  const auto seen = s.wait_for("event_seen", s.within_a_poll(), id);
   const auto started = s.wait_for("drain_started", s.until_drain_due(id), id);
   const auto completed = s.wait_for("drain_completed", s.within_a_poll(), id);
   const auto approved = s.wait_for("event_approved", s.within_a_poll(), id);
@@ -67,17 +68,17 @@ BOOST_AUTO_TEST_CASE(platform_freeze_drains_at_the_lead_is_approved_then_restore
   const auto restored = s.wait_for("restore_completed", s.within_a_poll());
 
   // Never before NotBefore - drain_lead_s - expected_drain_s (the NotBefore the agent read; the expectation
-  // it logged, SPEC 3.3: before a measured drain, from the start-up's nodetool calls, milliseconds with the
-  // sim); late by at most its wake-up and the gate's nodetool status, which the wait above bounds by a poll
-  // and kMargin.
+  // it logged, SPEC 3.3: before a measured drain, from the start-up's nodetool calls, which a loaded machine
+  // makes slower). Due at that instant, or on sight when the event came later; late by at most its wake-up
+  // and the gate's nodetool status, which the wait above bounds by a poll and kMargin.
   const auto expected =
       std::chrono::milliseconds(static_cast<long>(started.at("expected_drain_s").to_number<double>() * 1000));
-  BOOST_TEST(expected < s.poll_interval(), "the sim's calls take milliseconds");
-  const long lead_error_ms =
-      ms_between(not_before_of(started) - s.drain_lead() - expected, log_time(started));
-  BOOST_TEST(lead_error_ms >= 0,
-             "drain started " << -lead_error_ms << " ms before NotBefore - drain_lead_s - expected_drain_s");
-  BOOST_TEST(lead_error_ms <= (s.poll_interval() + cla::test::kMargin).count());
+  const auto planned = not_before_of(started) - s.drain_lead() - expected;
+  const long early_ms = ms_between(log_time(started), planned);
+  BOOST_TEST(early_ms <= 0,
+             "drain started " << early_ms << " ms before NotBefore - drain_lead_s - expected_drain_s");
+  const long late_ms = ms_between(std::max(planned, log_time(seen)), log_time(started));
+  BOOST_TEST(late_ms <= (s.poll_interval() + cla::test::kMargin).count());
   BOOST_TEST(started.at("flush").as_bool() == false);
   BOOST_TEST(
       s.agent_mutations() == (Strings{"disablebinary", "disablegossip", "enablegossip", "enablebinary"}),
