@@ -148,6 +148,10 @@ for k in 1 2 3 4 5 6; do
   mkdir -p "$dir/state"
   cat /proc/sys/kernel/random/uuid >"$dir/boot_id"
   if ((faults)); then # the state disk, small enough to fill (disk_full)
+    if mountpoint -q "$dir/state"; then # left by a run that was killed in this directory
+      progress "unmounting the state tmpfs a killed run left on $dir/state"
+      umount "$dir/state" || die "could not unmount the stale tmpfs on $dir/state"
+    fi
     mount -t tmpfs -o size=256k,mode=0700 tmpfs "$dir/state" || die "could not mount a tmpfs on $dir/state"
     cleanup_cmd umount "$dir/state"
   fi
