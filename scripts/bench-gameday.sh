@@ -88,6 +88,7 @@ require_bins "$bin_dir" "--bin-dir" cassandra-lifecycle-agent imds-emulator || e
 out_dir=${out_dir:-$root/build/gameday/seed$seed-$backend-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out_dir"
 out_dir=$(cd "$out_dir" && pwd)
+unmount_below "$out_dir" # a killed run in the same --out left its agents' state tmpfs mounted
 exec > >(tee "$out_dir/gameday.log") 2>&1
 work=$out_dir # the run's files are its record: kept
 progress() { echo "   $(date +%T) $*"; }
@@ -148,10 +149,6 @@ for k in 1 2 3 4 5 6; do
   mkdir -p "$dir/state"
   cat /proc/sys/kernel/random/uuid >"$dir/boot_id"
   if ((faults)); then # the state disk, small enough to fill (disk_full)
-    if mountpoint -q "$dir/state"; then # left by a run that was killed in this directory
-      progress "unmounting the state tmpfs a killed run left on $dir/state"
-      umount "$dir/state" || die "could not unmount the stale tmpfs on $dir/state"
-    fi
     mount -t tmpfs -o size=256k,mode=0700 tmpfs "$dir/state" || die "could not mount a tmpfs on $dir/state"
     cleanup_cmd umount "$dir/state"
   fi

@@ -16,6 +16,8 @@
 set -euo pipefail
 export LC_ALL=C
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib.sh
+source "$root_dir/scripts/lib.sh" # mounted_below; this script keeps its own die (FAILED: ...)
 keep=0 deb="" demo=0
 while (($#)); do
   case $1 in
@@ -91,7 +93,6 @@ base=$cache/base-$key
 echo "== fresh check: $suite ($variant, $arch) from $mirror, Release of $release_date"
 
 # ---- mounts, and their removal on every exit -------------------------------------------------------------
-mounted_below() { awk -v p="$1/" '{ gsub(/\\040/, " ", $2) } index($2, p) == 1 { print $2 }' /proc/mounts | sort -r; }
 release_root() { # kills what still runs in the root, then unmounts everything below it
   local dir=$1 pid link
   [[ -d $dir ]] || return 0

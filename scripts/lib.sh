@@ -127,6 +127,16 @@ cleanup_at_exit() {
   exit "$status"
 }
 
+# ---- mounts -------------------------------------------------------------------------------------------------------
+mounted_below() { awk -v p="$1/" '{ gsub(/\\040/, " ", $2) } index($2, p) == 1 { print $2 }' /proc/mounts | sort -r; }
+unmount_below() { # DIR: unmounts what a killed run left mounted below DIR (a game day's state tmpfs), saying so
+  local m
+  for m in $(mounted_below "$(cd "$1" 2>/dev/null && pwd || echo "$1")"); do
+    log "unmounting $m, left mounted by a run that was killed"
+    umount "$m" || die "could not unmount $m (mounted below $1)"
+  done
+}
+
 # ---- waiting ------------------------------------------------------------------------------------------------------
 # wait_until LIMIT_S WHAT CMD...: runs CMD every wait_poll_s seconds (default 0.2) until it succeeds; dies when
 # LIMIT_S seconds pass first. CMD may die itself (say, when the process it waits for is gone).

@@ -56,6 +56,7 @@ echo "   the real suite took $((SECONDS - real_started)) s"
 gameday=(--seed 5 --events 5 --faults --backend jolokia --allow-client-failures --out build/gameday/ci)
 echo "== a short game day (scripts/bench-gameday.sh ${gameday[*]})"
 gameday_started=$SECONDS
+unmount_below build/gameday/ci
 rm -rf build/gameday/ci
 scripts/bench-gameday.sh "${gameday[@]}" || die "FAILED: the game day (its log and picture in build/gameday/ci)"
 scripts/cassandra-cluster.sh --dir build/cassandra-cluster-6-jolokia-announce-0 stop >/dev/null
