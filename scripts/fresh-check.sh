@@ -243,7 +243,6 @@ probes=(
   "mount|mount|mount --version" "timeout|coreutils|timeout --version" "sha256sum|coreutils|sha256sum --version"
   "getconf|libc-bin|getconf GNU_LIBC_VERSION" "gzip|gzip|gzip --version" "dpkg-deb|dpkg|dpkg-deb --version"
   "gnuplot|gnuplot-nox|gnuplot --version" "umount|mount|umount --version"
-  "mountpoint|util-linux|mountpoint --version"
 )
 # shellcheck disable=SC2016 # expanded in the root, not here
 probe_script='missing=()
