@@ -50,6 +50,9 @@ struct NodeDrainState {
   std::set<std::string> drained_for;  // upper-case EventIds the node is out of service for
   std::optional<WallTime> out_since;
   std::string boot_id_at_drain;
+  // Cassandra started afresh (the VM rebooted, restart_command ran) and has not served CQL since: its
+  // enablebinary waits for the binary hold, also after a further drain or an agent restart in between.
+  bool started_afresh = false;
 };
 
 // After a restore (SPEC 3.10): the node serves again, but its peers still replay the outage's hints to it.

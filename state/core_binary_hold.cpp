@@ -19,12 +19,16 @@ std::int64_t seconds_between(WallTime from, WallTime to) {
 
 bool Core::binary_held(WallTime now, Actions& out) {
   if (binary_hold_done_ || policy_.catch_up_max.count() == 0) return false;
-  if (!rebooted_since_drain() && !restart_done_) return false;  // a warm node: it serves, then catches up
+  const bool rebooted = rebooted_since_drain();
+  if (!rebooted && !restart_done_ && !state_.node.started_afresh)
+    return false;  // a warm node: it serves, then catches up
   if (!binary_hold_) {
     binary_hold_ = BinaryHold{now};
     log(out, Severity::info, "binary_held",
-        {{"rebooted", rebooted_since_drain()},
+        {{"rebooted", rebooted},
          {"restarted", restart_done_},
+         // neither: a further drain (or an agent restart) came after that start, before the node served
+         {"started_afresh_earlier", !rebooted && !restart_done_},
          {"catch_up_min_s", policy_.catch_up_min.count()},
          {"catch_up_max_s", policy_.catch_up_max.count()},
          {"detail",

@@ -166,7 +166,9 @@ bool Core::drain_event(const std::string& key, EventRecord& rec, bool first_pass
   }
   record_drain_duration(now);
   drain_started_at_.reset();
-  // Out again after a reboot: the drain now belongs to this boot (a flush from here on needs a restart).
+  // Out again after a reboot: the drain now belongs to this boot (a flush from here on needs a restart), and
+  // the Cassandra that boot started has not served yet.
+  if (rebooted_since_drain()) state_.node.started_afresh = true;
   state_.node.boot_id_at_drain = boot_id_;
   out.push_back(Persist{});
   return false;

@@ -200,6 +200,10 @@ bool Core::restore_work(WallTime now, Actions& out) {
     restart_done_ = false;
     serving_checked_ = false;
     reset_binary_hold();
+    if (rebooted_since_drain() && !state_.node.started_afresh) {
+      state_.node.started_afresh = true;
+      out.push_back(Persist{});
+    }
     log(out, Severity::info, "restore_started",
         {{"flushed", node.flushed}, {"rebooted", node.boot_id_at_drain != boot_id_}});
   }
@@ -233,6 +237,7 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
     switch (step) {
       case Step::restart_cassandra:
         restart_done_ = true;
+        node.started_afresh = true;
         node.flushed = false;
         break;
       case Step::enable_gossip:

@@ -133,7 +133,8 @@ json::value encode_state(const AgentState& state) {
         {"memtables_flushed", n.flushed},
         {"drained_for", std::move(drained_for)},
         {"out_since_ms", opt_ms(n.out_since)},
-        {"boot_id_at_drain", n.boot_id_at_drain}}},
+        {"boot_id_at_drain", n.boot_id_at_drain},
+        {"started_afresh", n.started_afresh}}},
       {"events", std::move(events)},
       {"pending_ended", std::move(pending)},
       {"drain_durations_ms", std::move(durations)},
@@ -166,6 +167,7 @@ Result<AgentState> decode_state(std::string_view text) {
       s.node.drained_for.insert(json::value_to<std::string>(id));
     s.node.out_since = opt_time(n, "out_since_ms");
     s.node.boot_id_at_drain = str(n, "boot_id_at_drain");
+    s.node.started_afresh = flag_or_false(n, "started_afresh");  // absent in files written before it
     for (const auto& [key, value] : at(o, "events").as_object()) {
       const json::object& r = value.as_object();
       EventRecord rec;

@@ -171,6 +171,46 @@ BOOST_AUTO_TEST_CASE(an_emergency_during_the_hold_takes_the_node_out_at_once) {
   BOOST_TEST(enable_binaries(d.at(kBootAt + 30s)) == 0u, "the node is out for S");
 }
 
+// A drain during the hold (a Freeze first seen Started) takes the node out before it served: the Cassandra
+// that started afresh is still the one that the peers replay hints to, so the restore after that event holds
+// too, also when the agent restarts in between (the node's started_afresh is persisted). Found in a game day:
+// vm4, held after a Terminate, drained for a Freeze, reopened CQL without a hold.
+BOOST_AUTO_TEST_CASE(a_node_drained_again_before_it_served_is_held_at_the_next_restore) {
+  const EventSpec freeze{.id = "F", .type = "Freeze", .status = EventStatus::started, .duration_s = 10};
+  for (const bool agent_restarted : {false, true}) BOOST_TEST_CONTEXT("agent restarted " << agent_restarted) {
+      const CorePolicy policy = hold_policy();
+      Core core = rebooted_core(policy);
+      Driver d{core, kBootAt};
+      d.feed(doc(3, {}));
+      BOOST_REQUIRE(core.binary_held_since().has_value());
+      BOOST_TEST(core.state().node.started_afresh);
+      d.now = kBootAt + 10s;
+      const Actions out = d.feed(doc(4, {freeze}));
+      BOOST_TEST(enable_binaries(out) == 0u);
+      BOOST_TEST(logged(out, "drain_completed"));
+      BOOST_TEST(!core.binary_held_since().has_value());
+      BOOST_TEST(core.state().node.started_afresh, "still not served");
+
+      Core restarted(policy, core.state());
+      Core& agent = agent_restarted ? restarted : core;
+      if (agent_restarted)
+        restarted.start(StartupInfo{StateSource::loaded, "boot-2", false, false}, kBootAt + 15s);
+      Driver after{agent, kBootAt + 20s};
+      const Actions restore = after.feed(doc(5, {}));
+      const LogAction* held = find_log(restore, "binary_held");
+      BOOST_REQUIRE(held);
+      BOOST_TEST(!held->fields.at("rebooted").as_bool());
+      BOOST_TEST(!held->fields.at("restarted").as_bool());
+      BOOST_TEST(held->fields.at("started_afresh_earlier").as_bool());
+      BOOST_TEST(enable_binaries(restore) == 0u, "CQL reopened before the catch-up");
+      const Actions reopened = after.at(kBootAt + 50s);
+      BOOST_TEST(logged(reopened, "binary_hold_ended"));
+      BOOST_TEST(enable_binaries(reopened) == 1u);
+      BOOST_TEST(logged(reopened, "restore_completed"));
+      BOOST_TEST(!agent.state().node.started_afresh, "served: the next restore of a warm node holds nothing");
+    }
+}
+
 // Where nothing holds: a node that was not restarted (a Freeze: its JVM kept running) serves at once and then
 // catches up; catch_up_max 0 waits for nothing. A restart_command's restart is a fresh start too.
 BOOST_AUTO_TEST_CASE(only_a_freshly_started_node_is_held) {

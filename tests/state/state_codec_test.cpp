@@ -55,4 +55,18 @@ BOOST_AUTO_TEST_CASE(a_catch_up_round_trips_and_older_files_have_none) {
   BOOST_TEST(!older->catch_up.has_value());
 }
 
+// A node started afresh that has not served yet stays so across a restart; a file from before the flag has it
+// false (the node served, or the agent held nothing then).
+BOOST_AUTO_TEST_CASE(started_afresh_round_trips_and_older_files_have_it_false) {
+  AgentState state;
+  state.node.out_of_service = true;
+  state.node.started_afresh = true;
+  const auto back = decode_state(boost::json::serialize(encode_state(state)));
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST(back->node.started_afresh);
+  const auto older = decode_state(state_with_out_since("null"));
+  BOOST_TEST_REQUIRE(older.ok());
+  BOOST_TEST(!older->node.started_afresh);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
