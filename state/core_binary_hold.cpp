@@ -19,9 +19,10 @@ std::int64_t seconds_between(WallTime from, WallTime to) {
 
 bool Core::binary_held(WallTime now, Actions& out) {
   if (binary_hold_done_ || policy_.catch_up_max.count() == 0) return false;
+  // Set by the restore's start after a reboot and by restart_command's success (core_restore.cpp), kept
+  // through a further drain and an agent restart until the node serves.
+  if (!state_.node.started_afresh) return false;  // a warm node: it serves, then catches up
   const bool rebooted = rebooted_since_drain();
-  if (!rebooted && !restart_done_ && !state_.node.started_afresh)
-    return false;  // a warm node: it serves, then catches up
   if (!binary_hold_) {
     binary_hold_ = BinaryHold{now};
     log(out, Severity::info, "binary_held",

@@ -205,7 +205,7 @@ bool Core::restore_work(WallTime now, Actions& out) {
       out.push_back(Persist{});
     }
     log(out, Severity::info, "restore_started",
-        {{"flushed", node.flushed}, {"rebooted", node.boot_id_at_drain != boot_id_}});
+        {{"flushed", node.flushed}, {"rebooted", rebooted_since_drain()}});
   }
   const Step step = next_restore_step();
   if (step == Step::enable_binary && binary_held(now, out)) return true;
@@ -217,7 +217,7 @@ bool Core::restore_work(WallTime now, Actions& out) {
 Step Core::next_restore_step() {
   NodeDrainState& node = state_.node;
   if (node.flushed) {
-    if (node.boot_id_at_drain != boot_id_) {
+    if (rebooted_since_drain()) {
       node.flushed = false;  // the VM rebooted: Cassandra started afresh, memtables are no concern now
     } else if (policy_.has_restart_command && !restart_done_) {
       // Serving already (restarted by the impact or an operator): a restart would only take it out again.
@@ -263,7 +263,7 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
     log(out, Severity::info, "restart_needed", {{"detail", outcome.detail}});
     return;
   }
-  if (outcome.refused_after_drain && (restart_done_ || node.boot_id_at_drain != boot_id_)) {
+  if (outcome.refused_after_drain && (restart_done_ || rebooted_since_drain())) {
     // A node restarted since the drain is not drained: it refuses enable* while it is still starting.
     log(out, Severity::warning, "node_still_starting",
         {{"step", to_string(step)},
