@@ -28,7 +28,10 @@ Usage: scripts/bench-gameday.sh [--seed N] [--events N] [--faults] [--backend no
   The checker (scripts/bench/gameday_check.py) then decides from the logs and impacts: every impact landed on a
   drained node (a forced drain included), no approval before its drain or while another rack was out (user
   events excepted), the client's failures, wrong answers and lost writes; every node was back in service at the
-  end (the player waits for it). The run is drawn (gnuplot) beside its log.
+  end (the player waits for it). A killed JVM fails reads whose coordinators wait for it until their failure
+  detectors convict it (no agent step precedes a crash with no event): the client's failures due from a request
+  timeout before the kill until the last node's "is now DOWN" are counted apart, as failed_at_crash. The run
+  is drawn (gnuplot) beside its log.
   --backend   the agents' cassandra.backend (SPEC 8.1): nodetool (default) or jolokia (the cluster started
               --jolokia, in a directory of its own)
   --announce-ms MS|default  the nodes' -Dcassandra.shutdown_announce_in_ms (default 0, as docs/jolokia.md advises
@@ -43,10 +46,10 @@ Usage: scripts/bench-gameday.sh [--seed N] [--events N] [--faults] [--backend no
               output), gameday.png, schedule.json, actions.jsonl, impacts.jsonl, approvals.json, the client's
               requests and summary, agent-vmK/ (config, log), etcd/
 Prints the seed first, the schedule, the player's actions, the checker's findings, then its last line:
-  seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N
-Exit 1 when a count after events and faults is not 0 (failed excepted with --allow-client-failures), an impact
-did not land, a drawn fault was never applied, or an episode did not end in time. A 30-event run takes 60-70
-minutes.
+  seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N failed_at_crash=N
+Exit 1 when a count after events and faults but failed_at_crash is not 0 (failed excepted with
+--allow-client-failures), an impact did not land, a drawn fault was never applied, or an episode did not end in
+time. A 30-event run takes 60-70 minutes.
 EOF
 }
 
@@ -179,7 +182,8 @@ for i in 0 1 2; do
     '{argv: (split("\u0000") | .[:-1]), pid: $pid, log: $log}' <"$work/etcd/m$i.argv")")
 done
 vm_json=$(for k in 1 2 3 4 5 6; do
-  jq -nc --arg vm "vm$k" --arg a "${addresses[k - 1]}" --arg d "$work/agent-vm$k" '{($vm): {address: $a, dir: $d}}'
+  jq -nc --arg vm "vm$k" --arg a "${addresses[k - 1]}" --arg d "$work/agent-vm$k" \
+    --arg log "$CASSANDRA_CLUSTER_DIR/node$k/logs/system.log" '{($vm): {address: $a, dir: $d, system_log: $log}}'
 done | jq -sc add)
 jq -n --arg admin "$admin" --arg cluster "$cluster" --arg agent "$bin_dir/cassandra-lifecycle-agent" \
   --arg work "$work" --argjson vms "$vm_json" --argjson etcd "$(printf '%s\n' "${etcd_members[@]}" | jq -sc .)" '{

@@ -8,9 +8,14 @@ client's requests and summary it decides:
   early_approvals    approvals (the emulator saw the POST) of a VM whose node was not drained then, or, for a
                      platform event, while a node of another rack was out (draining, drained or down): more
                      than the budget of one rack out (user events skip the gate, SPEC 3.5)
-  failed, wrong, lost  the client's (wrong counts a wrong value and no row for an acknowledged write)
+  failed, wrong, lost  the client's (wrong counts a wrong value and no row for an acknowledged write); failed
+                     leaves out failed_at_crash
+  failed_at_crash    the client's failed requests due while a node whose JVM the cassandra_kill fault killed
+                     was not yet convicted by every other node's failure detector (from a request timeout
+                     before the kill: requests then in flight): coordinators send that node requests until
+                     then, and no agent step precedes or shortens a crash with no event (crash_windows)
 It prints each finding, the forced drains with the gate's reason, the faults applied, then the last line:
-  seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N
+  seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N failed_at_crash=N
 and draws the run (gnuplot, --picture): the client's latency and failures over time; per node its drains,
 impacts, catch-up and restores as bands, approvals and faults as marks. Exit 1 when an impact did not land,
 the client's books could not verify every acknowledged write, or any count above is not 0 (failed excepted
@@ -27,9 +32,40 @@ import time
 
 # python3 -I leaves this script's directory off sys.path: the schedule's module is beside it.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from availability_client import REQUEST_TIMEOUT_S  # noqa: E402
 from gameday_schedule import rack_of  # noqa: E402
 
 KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
+FAILED_OUTCOMES = {"timeout", "failed", "unanswered"}  # a request sent and not answered; not missed, wrong, empty
+
+
+def crash_windows(actions, timeout_ms):
+    """(vm, first, last): the due instants of the requests each unannounced kill of a node's JVM can fail, from a
+    request timeout before the kill (requests in flight to it) to the player's node_convicted, when the last other
+    node's failure detector marked it down. A kill with no node_convicted after it has no window."""
+    windows = []
+    for a in actions:
+        if a["action"] != "fault_applied" or a["fault"] != "cassandra_kill":
+            continue
+        convicted = next((c for c in actions if c["action"] == "node_convicted" and c["vm"] == a["vm"]
+                          and c["t_ms"] >= a["t_ms"]), None)
+        if convicted:
+            windows.append((a["vm"], a["t_ms"] - timeout_ms, convicted["t_convicted_ms"]))
+    return windows
+
+
+def at_crash(due_ms, outcome, windows):
+    return outcome in FAILED_OUTCOMES and any(first <= due_ms <= last for _, first, last in windows)
+
+
+def failed_at_crash(requests_path, windows):
+    n = 0
+    with open(requests_path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 4 and at_crash(int(parts[0]), parts[3], windows):
+                n += 1
+    return n
 
 
 def jsonl(path):
@@ -176,15 +212,22 @@ def check(args):
         print(f"     {line}")
     for line in failure_causes(args, actions, impacts, logs):
         print(line)
+    windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000))
+    crash_failed = failed_at_crash(args.requests, windows)
+    for vm, first, last in windows:
+        print(f"   {vm}'s JVM killed with no event: requests due {hms(first)}-{hms(last)} can fail (a request timeout "
+              f"before the kill until every other node convicted it)")
+    print(f"   failed at a crash: {crash_failed} of the client's {summary['failed']} failed requests")
     for line in findings:
         print(f"   FINDING: {line}")
     for line in problems:
         print(f"   PROBLEM: {line}")
-    counts = {"seed": args.seed, "events": len(events), "faults": len(faults), "failed": summary["failed"],
-              "wrong": summary["wrong"] + summary["empty"], "lost": summary["lost"],
-              "impacts_undrained": undrained, "early_approvals": early}
+    counts = {"seed": args.seed, "events": len(events), "faults": len(faults),
+              "failed": summary["failed"] - crash_failed, "wrong": summary["wrong"] + summary["empty"],
+              "lost": summary["lost"], "impacts_undrained": undrained, "early_approvals": early,
+              "failed_at_crash": crash_failed}
     if args.picture:
-        draw(args, actions, impacts, approvals, logs, posted, tl)
+        draw(args, actions, impacts, approvals, logs, posted, tl, windows)
         print(f"   picture: {args.picture}")
     failing = ["wrong", "lost", "impacts_undrained", "early_approvals"]
     if not args.allow_client_failures:
@@ -240,7 +283,7 @@ def hms(t_ms):
     return time.strftime("%H:%M:%S", time.localtime(t_ms / 1000)) + f".{t_ms % 1000:03d}"
 
 
-def draw(args, actions, impacts, approvals, logs, posted, tl):
+def draw(args, actions, impacts, approvals, logs, posted, tl, windows):
     """Writes the run's data beside the picture (PICTURE.d/) and draws it with gnuplot (pngcairo, or svg for a
     .svg name): the client's latency and failures on top, a lane per node below."""
     data = args.picture + ".d"
@@ -260,7 +303,8 @@ def draw(args, actions, impacts, approvals, logs, posted, tl):
     lane = {vm: i for i, vm in enumerate(vms)}
     files = collections.defaultdict(list)
     for t, latency, outcome in requests:
-        files["ok" if outcome == "ok" else "failed"].append(f"{x(t):.3f} {max(latency, 1):.1f}")
+        kind = "ok" if outcome == "ok" else "failed_at_crash" if at_crash(t, outcome, windows) else "failed"
+        files[kind].append(f"{x(t):.3f} {max(latency, 1):.1f}")
     bands = {"draining": 0.4, "drained": 0.4, "down": 0.4, "impact": 0.25, "catching": 0.12}
 
     def band(kind, vm, start, stop):
@@ -303,7 +347,7 @@ def draw(args, actions, impacts, approvals, logs, posted, tl):
         if a["action"] == "event_posted":
             for vm in a["resources"]:
                 files["posted"].append(f"{x(a['t_ms']):.3f} {lane[vm] - 0.45}")
-    for name in ["ok", "failed", "approvals", "faults", "posted", *bands]:
+    for name in ["ok", "failed", "failed_at_crash", "approvals", "faults", "posted", *bands]:
         with open(os.path.join(data, name), "w") as f:
             f.write("\n".join(files[name] or ["-1 -1 -1 -1 -1 -1"]) + "\n")
     terminal = "svg size 1600,900 dynamic" if args.picture.endswith(".svg") else "pngcairo size 1600,900"
@@ -321,7 +365,9 @@ set logscale y
 set ylabel "client latency (ms)"
 set key top right
 plot "{data}/ok" using 1:2 with dots lc rgb "#1f77b4" title "answered (from its due instant)", \\
-     "{data}/failed" using 1:2 with points pt 2 ps 1.2 lc rgb "red" title "failed or wrong ({len(files['failed'])})"
+     "{data}/failed" using 1:2 with points pt 2 ps 1.2 lc rgb "red" title "failed or wrong ({len(files['failed'])})", \\
+     "{data}/failed_at_crash" using 1:2 with points pt 6 ps 1.2 lc rgb "#ff8c00" \\
+       title "failed at a JVM killed with no event ({len(files['failed_at_crash'])})"
 unset logscale y
 set ylabel ""
 set yrange [-0.7:{len(vms) - 0.3}]

@@ -2,9 +2,9 @@
 
 --rig names a JSON file: admin (the emulator's admin URL), cluster (scripts/cassandra-cluster.sh), agent_bin,
 impacts (the impact hook's record), delay_dir (IMPACT_HOOK_DELAY_DIR), hang_dir (a file DIR/VM hangs that VM's
-JMX or Jolokia while it exists: scripts/bench/hang_gate.sh and hang_proxy.py), vms ({"vm1": {"address", "dir"}}:
-each agent's directory holds config.json and boot_id, its state disk DIR/state a tmpfs when disk faults are
-drawn), etcd ([{"argv", "pid"}] per member). The player starts and stops the agents itself: at the start, when a
+JMX or Jolokia while it exists: scripts/bench/hang_gate.sh and hang_proxy.py), vms ({"vm1": {"address", "dir",
+"system_log"}}: each agent's directory holds config.json and boot_id, its state disk DIR/state a tmpfs when disk
+faults are drawn; system_log is its node's Cassandra log), etcd ([{"argv", "pid"}] per member). The player starts and stops the agents itself: at the start, when a
 VM boots after a Reboot, Redeploy, Preempt or Terminate (the impact hook kills the JVM; the player kills the VM's
 agent with it, and at the event's end starts it with a new boot id: the hook starts Cassandra, or for a
 Terminate the player does, as the VM's replacement would), and for the faults.
@@ -17,6 +17,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -32,6 +33,8 @@ POLL_S = 0.2
 NODE_STATES_S = 2
 KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 PR_SET_PDEATHSIG = 1
+# Gossiper's line when this node's failure detector convicts a peer (Cassandra logs in the machine's local time).
+DOWN_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) .*InetAddress /([0-9.]+):\d+ is now DOWN")
 
 
 def now_ms():
@@ -326,6 +329,7 @@ class Player:
         self.rig, self.schedule = rig, schedule
         self.vms = sorted(rig.rig["vms"])
         self.faults_drawn, self.faults_applied = [], []
+        self.faults_applied_at = 0
 
     def wait(self, what, predicate, limit_s):
         deadline = time.time() + limit_s
@@ -377,7 +381,34 @@ class Player:
 
     def applied(self, ep, fault, **fields):
         self.faults_applied.append(ep["index"])
+        self.faults_applied_at = now_ms()
         self.rig.act("fault_applied", episode=ep["index"], fault=fault["kind"], **fields)
+
+    def convicted(self, vm, since_ms):
+        """Records when every other node's failure detector marked vm's killed node down (its Cassandra log's "is now
+        DOWN" after since_ms): until then coordinators still send it requests that wait for it. A node whose log
+        has no such line is taken at now, when its nodetool status showed the node DN (a later bound)."""
+        address, observed = self.rig.rig["vms"][vm]["address"], now_ms()
+        by = {}
+        for other, v in self.rig.rig["vms"].items():
+            if other == vm:
+                continue
+            by[other] = None
+            try:
+                with open(v["system_log"], errors="replace") as f:
+                    for line in f:
+                        m = DOWN_LINE.search(line)
+                        if m and m.group(3) == address:
+                            local = time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")
+                            t = int(time.mktime(local) * 1000) + int(m.group(2))
+                            if t >= since_ms:
+                                by[other] = t
+                                break
+            except OSError:
+                pass
+        missing = sorted(other for other, t in by.items() if t is None)
+        last = max([t for t in by.values() if t is not None] + ([observed] if missing else []))
+        self.rig.act("node_convicted", vm=vm, t_convicted_ms=last, by=by, seen_dn_without_log_line=missing)
 
     def play(self):
         r = self.rig
@@ -424,6 +455,7 @@ class Player:
             self.applied(ep, fault, vm=fault["vm"])
             self.wait(f"episode {ep['index']}: every live node to see {fault['vm']} down",
                       lambda: self.down_everywhere(fault["vm"]), 300)
+            self.convicted(fault["vm"], self.faults_applied_at)
         if kind == "disk_full":
             r.disk(fault["vm"], True)
             self.applied(ep, fault, vm=fault["vm"])
