@@ -385,10 +385,11 @@ class Player:
         self.rig.act("fault_applied", episode=ep["index"], fault=fault["kind"], **fields)
 
     def convicted(self, vm, since_ms):
-        """Records when every other node's failure detector marked vm's killed node down (its Cassandra log's "is now
-        DOWN" after since_ms): until then coordinators still send it requests that wait for it. A node whose log
-        has no such line is taken at now, when its nodetool status showed the node DN (a later bound)."""
-        address, observed = self.rig.rig["vms"][vm]["address"], now_ms()
+        """Records when the last other node's failure detector marked vm's killed node down: its Cassandra log's
+        "is now DOWN" after since_ms (the kill), read once nodetool shows the node DN everywhere. Until then
+        coordinators still send it requests that wait for it. A node whose log has no such line had it down
+        already (a node killed while it was still starting): it adds nothing past the kill."""
+        address = self.rig.rig["vms"][vm]["address"]
         by = {}
         for other, v in self.rig.rig["vms"].items():
             if other == vm:
@@ -406,9 +407,9 @@ class Player:
                                 break
             except OSError:
                 pass
-        missing = sorted(other for other, t in by.items() if t is None)
-        last = max([t for t in by.values() if t is not None] + ([observed] if missing else []))
-        self.rig.act("node_convicted", vm=vm, t_convicted_ms=last, by=by, seen_dn_without_log_line=missing)
+        last = max([since_ms] + [t for t in by.values() if t is not None])
+        self.rig.act("node_convicted", vm=vm, t_convicted_ms=last, by=by,
+                     without_down_line=sorted(other for other, t in by.items() if t is None))
 
     def play(self):
         r = self.rig
