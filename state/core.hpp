@@ -113,6 +113,7 @@ class Core {
   Step next_restore_step();
   void restore_step_done(Step step, const StepOutcome& outcome, WallTime now, Actions& out);
   void complete_restore(WallTime now, bool already_serving, Actions& out);
+  bool redo_undone_steps(const StepOutcome& confirm, Actions& out);
   void emit_pending_ended(Actions& out);
 
   // approval (core_approval.cpp)
@@ -181,6 +182,7 @@ class Core {
   bool restart_done_ = false;
   bool serving_checked_ = false;  // this restore asked whether the flushed node serves already
   bool restore_failure_logged_ = false;
+  bool steps_redone_ = false;  // this restore's confirm found a step undone and ran it again at once
   std::optional<WallTime> restore_retry_at_;
 
   bool admission_in_flight_ = false;

@@ -123,6 +123,8 @@ struct StepOutcome {
   bool refused_after_drain = false;  // enable* refused: the node was drained, Cassandra needs a restart
   std::string detail;                // one line for the log when not ok
   bool timed_out = false;            // the last attempt was killed at its timeout (SPEC 3.9)
+  // What a confirm_restored found (statusgossip, statusbinary); nullopt where the node could not tell.
+  std::optional<bool> gossip_running{}, binary_running{};
 };
 
 // The replica stages' completed tasks (SPEC 3.10): what other nodes and clients still ask of this node. The

@@ -198,7 +198,7 @@ bool Core::restore_work(WallTime now, Actions& out) {
     gossip_unknown_after_boot_ = binary_unknown_after_boot_ = false;
     restoring_ = true;
     restart_done_ = false;
-    serving_checked_ = false;
+    serving_checked_ = steps_redone_ = false;
     reset_binary_hold();
     if (rebooted_since_drain() && !state_.node.started_afresh) {
       state_.node.started_afresh = true;
@@ -272,6 +272,7 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
     restore_retry_at_ = now + policy_.starting_node_retry;
     return;
   }
+  if (step == Step::confirm_restored && redo_undone_steps(outcome, out)) return;
   if (outcome.refused_after_drain && !node.flushed) {
     // Cassandra says it was drained (e.g. state adopted after a lost file): it needs a restart.
     node.flushed = true;
@@ -292,6 +293,28 @@ void Core::restore_step_done(Step step, const StepOutcome& outcome, WallTime now
   restore_retry_at_ = now + policy_.restore_retry;
 }
 
+// The node shows a step undone that the flags say is done: an enable* abandoned for a drain counts as run (so
+// that the drain undoes it), and that drain's disable* may have failed (a hung JMX) while the node never got
+// the step back (game day, seed 2). The flags follow the node, and the missing steps run now, once a restore;
+// a confirm that fails again waits for the next retry, which runs them again.
+bool Core::redo_undone_steps(const StepOutcome& confirm, Actions& out) {
+  NodeDrainState& node = state_.node;
+  const bool gossip_off = confirm.gossip_running == false && !node.gossip_disabled;
+  const bool binary_off = confirm.binary_running == false && !node.binary_disabled;
+  if (!gossip_off && !binary_off) return false;
+  node.gossip_disabled = node.gossip_disabled || gossip_off;
+  node.binary_disabled = node.binary_disabled || binary_off;
+  out.push_back(Persist{});
+  const bool at_once = !steps_redone_;
+  steps_redone_ = true;
+  log(out, at_once ? Severity::warning : Severity::debug, "restore_steps_undone",
+      {{"detail", confirm.detail},
+       {"gossip_disabled", node.gossip_disabled},
+       {"binary_disabled", node.binary_disabled},
+       {"at_once", at_once}});
+  return at_once;
+}
+
 void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   NodeDrainState& node = state_.node;
   const std::optional<WallTime> out_since = node.out_since;
@@ -303,7 +326,7 @@ void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   node = NodeDrainState{};
   reset_quiet();
   restoring_ = false;
-  restore_failure_logged_ = false;
+  restore_failure_logged_ = steps_redone_ = false;
   restore_retry_at_.reset();
   log(out, Severity::info, "restore_completed", std::move(f));
   judge_hint_window(out_since, now, out);

@@ -336,7 +336,10 @@ asio::awaitable<StepOutcome> Daemon::confirm_restored() {
   std::string detail =
       "statusgossip: " + (g ? std::string(*g ? "running" : "not running") : g.error().detail) +
       ", statusbinary: " + (b ? std::string(*b ? "running" : "not running") : b.error().detail);
-  co_return StepOutcome{false, false, detail};
+  StepOutcome failed{false, false, detail};
+  if (g) failed.gossip_running = *g;
+  if (b) failed.binary_running = *b;
+  co_return failed;
 }
 
 asio::awaitable<void> Daemon::approve(std::string event_id, double persist_ms) {

@@ -58,6 +58,74 @@ BOOST_AUTO_TEST_CASE(an_impact_started_abandons_a_hung_enablegossip_and_disables
   BOOST_TEST(core.state().node.gossip_disabled, "a stale answer changes no flag");
 }
 
+// Found by the game day (seed 2, episode 21): the abandoned enablegossip counts as run, so that the drain
+// undoes it, but that drain's disablegossip failed (JMX hung) and the node never had its gossip back. The
+// restore enables binary only, and its confirm finds gossip off: the flags follow the node and enablegossip
+// runs at once, not at the next 60 s retry (which, before, only confirmed again, for ever).
+BOOST_AUTO_TEST_CASE(a_confirm_that_finds_gossip_off_runs_enablegossip_again) {
+  Core core = started_core();
+  Driver d = restoring_with_held(core, Step::enable_gossip);
+  d.hold_step = [](Step) { return false; };
+  d.step = [](Step s) {
+    return s == Step::disable_gossip ? StepOutcome{false, false, "timeout", true}
+                                     : StepOutcome{true, false, ""};
+  };
+  const EventSpec failing{.id = "HW", .type = "Freeze", .status = EventStatus::started};
+  Actions a = d.feed_at(kRemovedAt + 3s, doc(4, {failing}));
+  BOOST_TEST_REQUIRE(logged(a, "restore_step_abandoned"));
+  BOOST_TEST_REQUIRE(logged(a, "nodetool_failed"));
+  BOOST_TEST(!core.state().node.gossip_disabled,
+             "the abandoned enable counts as run, and the disable failed");
+
+  bool gossip_running = false;  // the node's truth: the enable was killed before it ran
+  d.step = [&](Step s) {
+    if (s == Step::enable_gossip) gossip_running = true;
+    if (s != Step::confirm_restored) return StepOutcome{true, false, ""};
+    StepOutcome confirm{gossip_running, false, gossip_running ? "" : "statusgossip: not running"};
+    confirm.gossip_running = gossip_running;
+    confirm.binary_running = true;
+    return confirm;
+  };
+  a = d.feed_at(kRemovedAt + 60s, doc(5, {}));
+  const LogAction* undone = find_log(a, "restore_steps_undone");
+  BOOST_TEST_REQUIRE(undone != nullptr);
+  BOOST_TEST(undone->fields.at("at_once").as_bool());
+  BOOST_TEST((steps(a) == std::vector{Step::enable_binary, Step::confirm_restored, Step::enable_gossip,
+                                      Step::confirm_restored}));
+  BOOST_TEST(logged(a, "restore_completed"));
+  BOOST_TEST(!core.state().node.out_of_service);
+}
+
+// The confirm still finds gossip off after enablegossip ran again (a node that does not keep it): no loop of
+// steps; the next retry, restore_retry later, runs the step again and confirms again.
+BOOST_AUTO_TEST_CASE(a_step_redone_once_and_still_off_waits_for_the_retry) {
+  Core core = started_core();
+  Driver d = restoring_with_held(core, Step::enable_gossip);
+  d.hold_step = [](Step) { return false; };
+  d.step = [](Step s) {
+    return s == Step::disable_gossip ? StepOutcome{false, false, "timeout", true}
+                                     : StepOutcome{true, false, ""};
+  };
+  d.feed_at(kRemovedAt + 3s, doc(4, {{.id = "HW", .type = "Freeze", .status = EventStatus::started}}));
+  d.step = [](Step s) {
+    if (s != Step::confirm_restored) return StepOutcome{true, false, ""};
+    StepOutcome confirm{false, false, "statusgossip: not running"};
+    confirm.gossip_running = false;
+    confirm.binary_running = true;
+    return confirm;
+  };
+  Actions a = d.feed_at(kRemovedAt + 60s, doc(5, {}));
+  BOOST_TEST((steps(a) == std::vector{Step::enable_binary, Step::confirm_restored, Step::enable_gossip,
+                                      Step::confirm_restored}));
+  BOOST_TEST(logged(a, "restore_failed"));
+  const auto retry = core.next_wakeup(d.now);
+  BOOST_TEST_REQUIRE(retry.has_value());
+  BOOST_TEST((*retry == d.now + core.policy().restore_retry));
+  a = d.at(*retry);
+  BOOST_TEST((steps(a) == std::vector{Step::enable_gossip, Step::confirm_restored}));
+  BOOST_TEST(core.state().node.out_of_service);
+}
+
 // Gossip is back, enablebinary is retried while it hangs; the next Freeze is gated (the node half serves).
 // Before its forced instant the restore's step is waited for; at the forced instant it is abandoned, the gate
 // asked, and disablebinary follows within late_check_grace even if the gate never answers.
