@@ -179,7 +179,8 @@ start_audit_client /usr/bin/python3 "$work" "$rate" "gameday-$seed-$(date +%s)" 
 etcd_members=()
 for i in 0 1 2; do
   etcd_members+=("$(jq -Rs --argjson pid "${etcd_pids[i]}" --arg log "$work/etcd/m$i.log" \
-    '{argv: (split("\u0000") | .[:-1]), pid: $pid, log: $log}' <"$work/etcd/m$i.argv")")
+    '{argv: (split("\u0000") | if .[-1] == "" then .[:-1] else . end), pid: $pid, log: $log}' \
+    <"$work/etcd/m$i.argv")") # jq 1.6 leaves no "" after the last NUL: .[:-1] alone cut the last argument
 done
 vm_json=$(for k in 1 2 3 4 5 6; do
   jq -nc --arg vm "vm$k" --arg a "${addresses[k - 1]}" --arg d "$work/agent-vm$k" \

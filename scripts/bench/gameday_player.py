@@ -31,6 +31,7 @@ from gameday_schedule import rack_of  # noqa: E402
 
 POLL_S = 0.2
 NODE_STATES_S = 2
+ETCD_ALIVE_S = 3  # a restarted etcd member that exits on its command line does so at once
 KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 PR_SET_PDEATHSIG = 1
 # Gossiper's line when this node's failure detector convicts a peer (Cassandra logs in the machine's local time).
@@ -198,6 +199,15 @@ class Rig:
             self.etcd[member] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                                  preexec_fn=die_with_parent)
         self.act("etcd_started", member=member, pid=self.etcd[member].pid)
+        self.at(ETCD_ALIVE_S, f"etcd member {member} still running", lambda: self.etcd_alive(member))
+
+    def etcd_alive(self, member):
+        """A member that exits at once (a bad command line) would leave the rest of the run without it, and
+        without a quorum at the next member's kill: the game day fails instead."""
+        p = self.etcd[member]
+        if p.poll() is not None:
+            raise SystemExit(f"game day: etcd member {member} exited ({p.returncode}) after its restart; see "
+                             f"{self.rig['etcd'][member]['log']}.restarted")
 
     def hang(self, vm, on, hang_s=None):
         path = os.path.join(self.rig["hang_dir"], vm)

@@ -2,7 +2,8 @@
 """Unit test of the game day's crash accounting (SPEC 10, issue 41): the player records when every other node
 convicted a node whose JVM the cassandra_kill fault killed (gameday_player.py, Player.convicted, from their
 Cassandra logs), and the checker counts the client's failures due from a request timeout before that kill until
-then as failed_at_crash, every other failure as failed (gameday_check.py). No Cassandra, no client.
+then as failed_at_crash, every other failure as failed (gameday_check.py); a restarted etcd member that exits
+fails the run (gameday_player.py). No Cassandra, no client, no etcd.
 Usage: gameday_check_test.py [unittest args]"""
 import os
 import sys
@@ -122,6 +123,34 @@ class Convicted(unittest.TestCase):
         self.assertEqual(seen["without_down_line"], ["vm2", "vm3"])
         self.write("vm3", log_line(KILL_MS + 5700, "127.0.0.1"))
         self.assertEqual(self.convict()["t_convicted_ms"], KILL_MS + 5700)
+
+
+class EtcdAlive(unittest.TestCase):
+    """A restarted etcd member that exits at once fails the game day (before, a cut command line left every
+    restart dead: the next member's kill then took the quorum, and the agents ran on their local gate)."""
+
+    class Exited:
+        returncode = 2
+
+        def poll(self):
+            return self.returncode
+
+    class Running:
+        def poll(self):
+            return None
+
+    def rig(self, process):
+        r = player.Rig.__new__(player.Rig)
+        r.rig, r.etcd = {"etcd": [{"log": "/tmp/m0.log"}]}, {0: process}
+        return r
+
+    def test_an_exited_member_fails_the_run(self):
+        with self.assertRaises(SystemExit) as raised:
+            self.rig(self.Exited()).etcd_alive(0)
+        self.assertIn("etcd member 0 exited (2)", str(raised.exception))
+
+    def test_a_running_member_passes(self):
+        self.rig(self.Running()).etcd_alive(0)
 
 
 if __name__ == "__main__":
