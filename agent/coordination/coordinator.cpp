@@ -61,8 +61,11 @@ CoordinationKeys coordination_keys(const std::string& cluster) {
 }
 
 std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,
-                                            const MemberRecord& self, AdmissionGuard guard) {
+                                            const MemberRecord& self, AdmissionGuard guard,
+                                            const std::vector<DrainRecord>& removing) {
   std::vector<EtcdCompare> compare;
+  for (const auto& r : removing)
+    compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::equal, r.key, "", r.mod_revision);
   if (!guard.rack_batched || snap.older_agents || self.datacenter.empty() || self.rack.empty()) {
     compare.emplace_back(EtcdCompare::Target::mod, EtcdCompare::Op::less, keys.drains(),
                          prefix_range_end(keys.drains()), snap.revision + 1);
@@ -173,11 +176,16 @@ asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClient& clie
 }
 
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
-    EtcdClient& client, const CoordinationKeys& keys) {
+    EtcdClient& client, const CoordinationKeys& keys, bool serializable) {
+  std::vector<EtcdGet> ranges;
+  ranges.emplace_back(keys.drains(), prefix_range_end(keys.drains()));
+  ranges.emplace_back(keys.racks(), prefix_range_end(keys.racks()));
+  ranges.emplace_back(keys.members(), prefix_range_end(keys.members()), EtcdGet::Answer::keys);
   std::vector<EtcdOp> gets;
-  gets.emplace_back(EtcdGet(keys.drains(), prefix_range_end(keys.drains())));
-  gets.emplace_back(EtcdGet(keys.racks(), prefix_range_end(keys.racks())));
-  gets.emplace_back(EtcdGet(keys.members(), prefix_range_end(keys.members()), EtcdGet::Answer::keys));
+  for (auto& range : ranges) {
+    range.serializable = serializable;
+    gets.emplace_back(std::move(range));
+  }
   auto txn = co_await read_ranges(client, std::move(gets));
   if (!txn) co_return txn.error();
   CoordinationSnapshot snap;
@@ -443,8 +451,13 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   const std::string own_key = keys_.drain(self_.datacenter, self_.vm);
   const std::string value = boost::json::serialize(to_json(record));
   const auto contended_until = std::chrono::steady_clock::now() + kAdmissionContention;
+  // The first read is the member's own (serializable): in a wave, a read through the leader waits for the
+  // other agents' commits to apply. Whatever such a read missed, the transaction's compares reject (the
+  // racks' keys or the drains' revisions, and each stale record's); a refusal is given only on a read through
+  // the leader, so that a record released just before is never taken for one still there.
+  bool serializable = true;
   for (int attempt = 1;; ++attempt) {
-    auto snap = co_await read_admission_snapshot(*client_, keys_);
+    auto snap = co_await read_admission_snapshot(*client_, keys_, serializable);
     if (!snap)
       co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}, attempt};
     AdmissionInput in;
@@ -459,9 +472,13 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     in.unavailable_racks = unavailable_racks;
     const AdmissionVerdict verdict = decide_admission(in);
     up_host_ids = std::move(in.up_host_ids);
+    if (!verdict.admitted && serializable) {
+      serializable = false;
+      continue;
+    }
     if (!verdict.admitted)
       co_return AdmissionOutcome{CoordinationResult::refused, verdict.reason, verdict.out_racks, attempt};
-    std::vector<EtcdCompare> compare = admission_compares(keys_, *snap, self_, guard);
+    std::vector<EtcdCompare> compare = admission_compares(keys_, *snap, self_, guard, verdict.stale);
     std::vector<EtcdOp> success = rack_bump(record);
     success.emplace_back(EtcdPut(own_key, value));
     for (const auto& stale : verdict.stale) success.emplace_back(EtcdDelete(stale.key));
@@ -479,6 +496,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
                   {"reason", "its agent has no member key and its node is UN"}});
       co_return AdmissionOutcome{CoordinationResult::allowed, verdict.reason, {}, attempt};
     }
+    serializable = false;
     const auto pause = contention_pause(attempt);
     if (std::chrono::steady_clock::now() + pause >= contended_until)
       co_return AdmissionOutcome{CoordinationResult::refused,

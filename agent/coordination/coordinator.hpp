@@ -89,9 +89,9 @@ boost::asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClien
 // What an admission decides on, in one transaction of three ranges: the drain records, the racks' keys, and
 // the member keys' names only (members: VM and DC from the key; an older agent's flat key gives DC ""). At
 // 450 agents a fault domain's 150 admissions each reading the whole prefix (every member and known record)
-// kept etcd busy for seconds.
+// kept etcd busy for seconds. `serializable`: the member's own answer (EtcdGet::serializable).
 boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
-    EtcdClient& client, const CoordinationKeys& keys);
+    EtcdClient& client, const CoordinationKeys& keys, bool serializable = false);
 
 // `op` (a put or delete of `key`, with `also` beside it) in one transaction, only if `key`'s mod revision is
 // still `revision` (0: absent): a record written since it was read is never overwritten or deleted. True
@@ -118,9 +118,12 @@ struct AdmissionGuard {
 // The admitting transaction's compares. Unbatched: no record under drains/ changed since the read. Batched:
 // the racks/<dc>/<rack> key of every other rack the guard, a record or a key names (this DC's only when not
 // cross_dc) still at the revision read (0: still absent), so that a drain recorded in another rack since the
-// read makes this one read and decide again, and one in this rack does not.
+// read makes this one read and decide again, and one in this rack does not. Either way each record in
+// `removing` (stale ones the transaction deletes) still at the revision read: its agent, back since the read,
+// may have written it again, and a record written since it was read is never deleted.
 std::vector<EtcdCompare> admission_compares(const CoordinationKeys& keys, const CoordinationSnapshot& snap,
-                                            const MemberRecord& self, AdmissionGuard guard);
+                                            const MemberRecord& self, AdmissionGuard guard,
+                                            const std::vector<DrainRecord>& removing = {});
 
 // A watcher step's read: this DC's roles, and whether a catching_up/<dc>/<vm> key names another VM (any DC:
 // every node holds hints for a peer that was out).

@@ -93,6 +93,7 @@ struct OpObject {
     json::object range = key_range(get.key, get.range_end);
     if (get.answer == EtcdGet::Answer::keys) range["keys_only"] = true;
     if (get.answer == EtcdGet::Answer::count) range["count_only"] = true;
+    if (get.serializable) range["serializable"] = true;
     return {{"request_range", std::move(range)}};
   }
 };

@@ -114,6 +114,10 @@ struct EtcdGet {
       : key(std::move(key)), range_end(std::move(range_end)), answer(answer) {}
   std::string key, range_end;  // range_end empty: the one key
   Answer answer = Answer::values;
+  // etcd's serializable range: the member answers from what it has applied, without the leader's read
+  // barrier (which, in a burst of commits, waits for them to apply): cheaper, and possibly behind. Only for a
+  // read whose use a later transaction's compares guard.
+  bool serializable = false;
 };
 using EtcdOp = std::variant<EtcdPut, EtcdDelete, EtcdGet>;
 

@@ -60,6 +60,18 @@ BOOST_AUTO_TEST_CASE(txn_names_targets_and_results_as_etcd_does) {
              json::parse(R"({"compare":[],"success":[],"failure":[]})"));
 }
 
+// A member's own answer, without the leader's read barrier: etcd serves a read-only transaction so only when
+// every range in it asks to be serializable.
+BOOST_AUTO_TEST_CASE(a_serializable_range_says_so_and_others_do_not) {
+  cla::EtcdGet own{"/d/", "/d0", cla::EtcdGet::Answer::keys};
+  own.serializable = true;
+  const std::vector<cla::EtcdOp> success = {own, cla::EtcdGet{"/r/"}};
+  BOOST_TEST(json::parse(codec::encode_txn({}, success, {})) == json::parse(R"({"compare":[],
+    "success":[{"request_range":{"key":"L2Qv","range_end":"L2Qw","keys_only":true,"serializable":true}},
+               {"request_range":{"key":"L3Iv"}}],
+    "failure":[]})"));
+}
+
 BOOST_AUTO_TEST_CASE(lease_and_auth_requests) {
   BOOST_TEST(json::parse(codec::encode_lease_grant(15s)) == json::parse(R"({"TTL":"15"})"));
   BOOST_TEST(json::parse(codec::encode_lease_id(-3)) == json::parse(R"({"ID":"-3"})"));
