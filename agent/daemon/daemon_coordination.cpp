@@ -2,6 +2,7 @@
 // CheckSharedApproval carried out against etcd, the member key kept in step with the core, the lease revoked
 // on stop.
 #include <boost/asio.hpp>
+#include <functional>
 
 #include "agent/config/config_coordination.hpp"
 #include "agent/daemon/daemon.hpp"
@@ -27,6 +28,7 @@ bool Daemon::start_coordination(CorePolicy& policy) {
     log_line(LogLevel::error, "coordination_config_failed", {{"error", options.error().message}});
     return false;
   }
+  options->first_endpoint = std::hash<std::string>{}(resource_name_);  // spread over the members
   MemberRecord self;
   self.vm = resource_name_;
   self.fault_domain = fault_domain_;

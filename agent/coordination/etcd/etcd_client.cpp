@@ -58,6 +58,7 @@ struct EtcdClient::Impl {
                                              DeadlineWatch::own_timer, AnswerWatch::asio_wait, options.tls);
       members.push_back(std::move(m));
     }
+    if (!members.empty()) current = options.first_endpoint % members.size();
   }
 
   // One POST to one member: the answer, or the transport failure.

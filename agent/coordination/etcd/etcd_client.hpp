@@ -21,6 +21,10 @@ namespace cla {
 
 struct EtcdClientOptions {
   std::vector<std::string> endpoints;  // "http(s)://host:port" each, as coordination.etcd_endpoints
+  // The member the first call tries (modulo their count). Agents spread over the members as etcd's own
+  // client does: started at the first endpoint, 450 agents made that one member decode every request and
+  // forward every transaction to the leader (bench-fleet, issue 40).
+  std::size_t first_endpoint = 0;
   // Limit for one attempt at one member (connect, send, whole answer); a call that fails over may take
   // this once per endpoint.
   std::chrono::milliseconds request_timeout{2000};
@@ -35,13 +39,13 @@ struct EtcdClientOptions {
 
 // One client per agent (or per independent task: the lease keeper may have its own). Calls may overlap:
 // they queue and run one at a time on the executor. Each call tries the members in turn, starting with the
-// last one that answered, and moves on after a connect failure, a timeout, a 5xx or an "unavailable" answer;
-// it returns the last member's failure (its detail names every member tried) when none answered. One
-// kept-alive HTTP/1.1 connection per member, re-opened after any failure; over TLS for https:// members
-// (a TLS failure fails over too). With a username, the token from
-// /v3/auth/authenticate goes in the Authorization header of every request; an "invalid auth token" answer
-// (expired, or lost when the member restarted) fetches a new token once and repeats the request. Adapters do
-// not log: every outcome comes back as a value. The client must outlive its calls.
+// last one that answered (the first call: first_endpoint), and moves on after a connect failure, a timeout, a
+// 5xx or an "unavailable" answer; it returns the last member's failure (its detail names every member tried)
+// when none answered. One kept-alive HTTP/1.1 connection per member, re-opened after any failure; over TLS
+// for https:// members (a TLS failure fails over too). With a username, the token from /v3/auth/authenticate
+// goes in the Authorization header of every request; an "invalid auth token" answer (expired, or lost when
+// the member restarted) fetches a new token once and repeats the request. Adapters do not log: every outcome
+// comes back as a value. The client must outlive its calls.
 class EtcdClient {
  public:
   // Endpoints are checked by parse_etcd_endpoint; one it rejects fails every attempt at it with
