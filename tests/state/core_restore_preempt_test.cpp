@@ -28,6 +28,24 @@ Driver restoring_with_held(Core& core, Step held) {
   return d;
 }
 
+// The game day's vm6 (seed 2, episode 21): enablegossip hangs in the restore when an event is seen Started;
+// the drain abandons it (counted as run, so the drain undoes it) and its disablegossip fails (JMX hung).
+Driver gossip_never_back(Core& core) {
+  Driver d = restoring_with_held(core, Step::enable_gossip);
+  d.hold_step = [](Step) { return false; };
+  d.step = [](Step s) {
+    return s == Step::disable_gossip ? StepOutcome{false, false, "timeout", true}
+                                     : StepOutcome{true, false, ""};
+  };
+  const EventSpec failing{.id = "HW", .type = "Freeze", .status = EventStatus::started};
+  const Actions a = d.feed_at(kRemovedAt + 3s, doc(4, {failing}));
+  BOOST_TEST_REQUIRE(logged(a, "restore_step_abandoned"));
+  BOOST_TEST_REQUIRE(logged(a, "nodetool_failed"));
+  BOOST_TEST_REQUIRE(!core.state().node.gossip_disabled,
+                     "the abandoned enable counts as run, and the disable failed");
+  return d;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core_restore_preempt_test)
@@ -64,19 +82,7 @@ BOOST_AUTO_TEST_CASE(an_impact_started_abandons_a_hung_enablegossip_and_disables
 // runs at once, not at the next 60 s retry (which, before, only confirmed again, for ever).
 BOOST_AUTO_TEST_CASE(a_confirm_that_finds_gossip_off_runs_enablegossip_again) {
   Core core = started_core();
-  Driver d = restoring_with_held(core, Step::enable_gossip);
-  d.hold_step = [](Step) { return false; };
-  d.step = [](Step s) {
-    return s == Step::disable_gossip ? StepOutcome{false, false, "timeout", true}
-                                     : StepOutcome{true, false, ""};
-  };
-  const EventSpec failing{.id = "HW", .type = "Freeze", .status = EventStatus::started};
-  Actions a = d.feed_at(kRemovedAt + 3s, doc(4, {failing}));
-  BOOST_TEST_REQUIRE(logged(a, "restore_step_abandoned"));
-  BOOST_TEST_REQUIRE(logged(a, "nodetool_failed"));
-  BOOST_TEST(!core.state().node.gossip_disabled,
-             "the abandoned enable counts as run, and the disable failed");
-
+  Driver d = gossip_never_back(core);
   bool gossip_running = false;  // the node's truth: the enable was killed before it ran
   d.step = [&](Step s) {
     if (s == Step::enable_gossip) gossip_running = true;
@@ -86,7 +92,7 @@ BOOST_AUTO_TEST_CASE(a_confirm_that_finds_gossip_off_runs_enablegossip_again) {
     confirm.binary_running = true;
     return confirm;
   };
-  a = d.feed_at(kRemovedAt + 60s, doc(5, {}));
+  const Actions a = d.feed_at(kRemovedAt + 60s, doc(5, {}));
   const LogAction* undone = find_log(a, "restore_steps_undone");
   BOOST_TEST_REQUIRE(undone != nullptr);
   BOOST_TEST(undone->fields.at("at_once").as_bool());
@@ -100,13 +106,7 @@ BOOST_AUTO_TEST_CASE(a_confirm_that_finds_gossip_off_runs_enablegossip_again) {
 // steps; the next retry, restore_retry later, runs the step again and confirms again.
 BOOST_AUTO_TEST_CASE(a_step_redone_once_and_still_off_waits_for_the_retry) {
   Core core = started_core();
-  Driver d = restoring_with_held(core, Step::enable_gossip);
-  d.hold_step = [](Step) { return false; };
-  d.step = [](Step s) {
-    return s == Step::disable_gossip ? StepOutcome{false, false, "timeout", true}
-                                     : StepOutcome{true, false, ""};
-  };
-  d.feed_at(kRemovedAt + 3s, doc(4, {{.id = "HW", .type = "Freeze", .status = EventStatus::started}}));
+  Driver d = gossip_never_back(core);
   d.step = [](Step s) {
     if (s != Step::confirm_restored) return StepOutcome{true, false, ""};
     StepOutcome confirm{false, false, "statusgossip: not running"};
