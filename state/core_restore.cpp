@@ -302,8 +302,8 @@ bool Core::redo_undone_steps(const StepOutcome& confirm, Actions& out) {
   const bool gossip_off = confirm.gossip_running == false && !node.gossip_disabled;
   const bool binary_off = confirm.binary_running == false && !node.binary_disabled;
   if (!gossip_off && !binary_off) return false;
-  node.gossip_disabled = node.gossip_disabled || gossip_off;
-  node.binary_disabled = node.binary_disabled || binary_off;
+  if (gossip_off) node.gossip_disabled = true;
+  if (binary_off) node.binary_disabled = true;
   out.push_back(Persist{});
   const bool at_once = !steps_redone_;
   steps_redone_ = true;
@@ -326,7 +326,7 @@ void Core::complete_restore(WallTime now, bool already_serving, Actions& out) {
   node = NodeDrainState{};
   reset_quiet();
   restoring_ = false;
-  restore_failure_logged_ = steps_redone_ = false;
+  restore_failure_logged_ = false;
   restore_retry_at_.reset();
   log(out, Severity::info, "restore_completed", std::move(f));
   judge_hint_window(out_since, now, out);

@@ -4,10 +4,11 @@
 impacts (the impact hook's record), delay_dir (IMPACT_HOOK_DELAY_DIR), hang_dir (a file DIR/VM hangs that VM's
 JMX or Jolokia while it exists: scripts/bench/hang_gate.sh and hang_proxy.py), vms ({"vm1": {"address", "dir",
 "system_log"}}: each agent's directory holds config.json and boot_id, its state disk DIR/state a tmpfs when disk
-faults are drawn; system_log is its node's Cassandra log), etcd ([{"argv", "pid"}] per member). The player starts and stops the agents itself: at the start, when a
-VM boots after a Reboot, Redeploy, Preempt or Terminate (the impact hook kills the JVM; the player kills the VM's
-agent with it, and at the event's end starts it with a new boot id: the hook starts Cassandra, or for a
-Terminate the player does, as the VM's replacement would), and for the faults.
+faults are drawn; system_log is its node's Cassandra log), etcd ([{"argv", "pid"}] per member). The player
+starts and stops the agents itself: at the start, when a VM boots after a Reboot, Redeploy, Preempt or
+Terminate (the impact hook kills the JVM; the player kills the VM's agent with it, and at the event's end starts
+it with a new boot id: the hook starts Cassandra, or for a Terminate the player does, as the VM's replacement
+would), and for the faults.
 
 Every action goes to --actions as a JSON line (t_ms, action, and what it acted on); the checker reads them.
 Ends once every episode is over and every node is back in service (its JVM running, its agent restored);
@@ -339,7 +340,6 @@ class Player:
         self.rig, self.schedule = rig, schedule
         self.vms = sorted(rig.rig["vms"])
         self.faults_drawn, self.faults_applied = [], []
-        self.faults_applied_at = 0
 
     def wait(self, what, predicate, limit_s):
         deadline = time.time() + limit_s
@@ -391,7 +391,6 @@ class Player:
 
     def applied(self, ep, fault, **fields):
         self.faults_applied.append(ep["index"])
-        self.faults_applied_at = now_ms()
         self.rig.act("fault_applied", episode=ep["index"], fault=fault["kind"], **fields)
 
     def convicted(self, vm, since_ms):
@@ -462,11 +461,12 @@ class Player:
         r = self.rig
         kind = fault["kind"] if fault else None
         if kind == "cassandra_kill":
+            killed_at = now_ms()
             r.node_kill(fault["vm"], f"fault of episode {ep['index']}")
             self.applied(ep, fault, vm=fault["vm"])
             self.wait(f"episode {ep['index']}: every live node to see {fault['vm']} down",
                       lambda: self.down_everywhere(fault["vm"]), 300)
-            self.convicted(fault["vm"], self.faults_applied_at)
+            self.convicted(fault["vm"], killed_at)
         if kind == "disk_full":
             r.disk(fault["vm"], True)
             self.applied(ep, fault, vm=fault["vm"])
