@@ -377,15 +377,15 @@ class Player:
         states = r.node_states()
         return all(states.get(vm) == "running" for vm in vms)
 
-    def down_everywhere(self, vm):
-        """Every other running node's nodetool status shows vm's node DN."""
+    def seen_everywhere(self, vm, state):
+        """Every other node's nodetool status shows vm's node in state (UN, DN)."""
         address = self.rig.rig["vms"][vm]["address"]
         for other in self.vms:
             if other == vm:
                 continue
             out = subprocess.run([self.rig.rig["cluster"], "nodetool", self.rig.rig["vms"][other]["address"],
                                   "status"], capture_output=True, text=True).stdout
-            if not any(line.split()[:2] == ["DN", address] for line in out.splitlines() if line.strip()):
+            if not any(line.split()[:2] == [state, address] for line in out.splitlines() if line.strip()):
                 return False
         return True
 
@@ -433,6 +433,9 @@ class Player:
             if ep["early"]:
                 self.wait(f"episode {ep['index']}: the previous impact",
                           lambda: any(r.impact_of(i) for i in previous_ids), 900)
+            elif fault and fault["kind"] == "cassandra_kill":
+                # The crash of a serving node: not of one still starting after an earlier episode's event.
+                self.wait(f"episode {ep['index']}: every rack back in service", self.back, 1200)
             else:
                 self.wait(f"episode {ep['index']}: the other racks back in service",
                           lambda: self.back(except_rack=ep["rack"]), 1200)
@@ -461,11 +464,13 @@ class Player:
         r = self.rig
         kind = fault["kind"] if fault else None
         if kind == "cassandra_kill":
+            self.wait(f"episode {ep['index']}: every other node to see {fault['vm']} up",
+                      lambda: self.seen_everywhere(fault["vm"], "UN"), 300)
             killed_at = now_ms()
             r.node_kill(fault["vm"], f"fault of episode {ep['index']}")
             self.applied(ep, fault, vm=fault["vm"])
             self.wait(f"episode {ep['index']}: every live node to see {fault['vm']} down",
-                      lambda: self.down_everywhere(fault["vm"]), 300)
+                      lambda: self.seen_everywhere(fault["vm"], "DN"), 300)
             self.convicted(fault["vm"], killed_at)
         if kind == "disk_full":
             r.disk(fault["vm"], True)
