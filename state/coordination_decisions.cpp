@@ -53,7 +53,7 @@ AdmissionVerdict decide_admission(const AdmissionInput& in) {
       v.own.push_back(r);  // this agent's own record, from before a restart
       continue;
     }
-    if (is_stale(r, in.member_vms, in.up_host_ids)) {
+    if (in.members_read && is_stale(r, in.member_vms, in.up_host_ids)) {
       v.stale.push_back(r);
       continue;
     }

@@ -109,6 +109,7 @@ struct AdmissionInput {
   int replication_factor = 3;
   std::vector<DrainRecord> records;   // every drain record under the cluster's prefix
   std::set<std::string> member_vms;   // vm_identity of every live member key, of every DC
+  bool members_read = true;           // false: member_vms not read, so no record is judged stale
   std::set<std::string> up_host_ids;  // host ids UN in this agent's own nodetool status
   ExactAdmissionCheck exact;          // empty, or answering nullopt: the rack count decides
   // Racks of this DC with a node out whatever the records say: a neighbour whose maintenance began (SPEC 9,

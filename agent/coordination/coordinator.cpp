@@ -176,14 +176,20 @@ asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClient& clie
 }
 
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
-    EtcdClient& client, const CoordinationKeys& keys, bool serializable) {
+    EtcdClient& client, const CoordinationKeys& keys, AdmissionRead how) {
   std::vector<EtcdGet> ranges;
   ranges.emplace_back(keys.drains(), prefix_range_end(keys.drains()));
   ranges.emplace_back(keys.racks(), prefix_range_end(keys.racks()));
-  ranges.emplace_back(keys.members(), prefix_range_end(keys.members()), EtcdGet::Answer::keys);
+  const bool names = how.count_members_of.empty();
+  ranges.emplace_back(keys.members(), prefix_range_end(keys.members()),
+                      names ? EtcdGet::Answer::keys : EtcdGet::Answer::count);
+  for (const auto& dc : how.count_members_of) {
+    const std::string under_dc = keys.members() + dc + "/";
+    ranges.emplace_back(under_dc, prefix_range_end(under_dc), EtcdGet::Answer::count);
+  }
   std::vector<EtcdOp> gets;
   for (auto& range : ranges) {
-    range.serializable = serializable;
+    range.serializable = how.serializable;
     gets.emplace_back(std::move(range));
   }
   auto txn = co_await read_ranges(client, std::move(gets));
@@ -192,6 +198,14 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapsh
   snap.revision = txn->revision;
   for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys, kv);
   for (const auto& kv : txn->ranges[1].kvs) add_record(snap, keys, kv);
+  if (!names) {
+    // Every member key under one of the DCs counted: none is an older agent's flat members/<vm>.
+    std::int64_t under_dcs = 0;
+    for (std::size_t i = 3; i < txn->ranges.size(); ++i) under_dcs += txn->ranges[i].count;
+    snap.older_agents = under_dcs != txn->ranges[2].count;
+    snap.members_read = false;
+    co_return snap;
+  }
   for (const auto& kv : txn->ranges[2].kvs) {
     // members/<dc>/<vm>; an older agent's members/<vm> names no DC here (it is in the value, not read): a
     // member of no DC matches every DC's record of its VM name, so none of them is taken for stale.
@@ -455,9 +469,13 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
   // other agents' commits to apply. Whatever such a read missed, the transaction's compares reject (the
   // racks' keys or the drains' revisions, and each stale record's); a refusal is given only on a read through
   // the leader, so that a record released just before is never taken for one still there.
-  bool serializable = true;
+  // Until a refusal the member keys are only counted: with every record counted live an admission can only be
+  // harder than with the stale ones left out, so only a refusal needs their names (and an older agent's flat
+  // key, which turns the racks' guard off, is found by the counts).
+  AdmissionRead how{true, datacenters_};
+  if (self_.datacenter.empty() || !datacenters_.count(self_.datacenter)) how.count_members_of.clear();
   for (int attempt = 1;; ++attempt) {
-    auto snap = co_await read_admission_snapshot(*client_, keys_, serializable);
+    auto snap = co_await read_admission_snapshot(*client_, keys_, how);
     if (!snap)
       co_return AdmissionOutcome{CoordinationResult::unavailable, describe(snap.error()), {}, attempt};
     AdmissionInput in;
@@ -466,14 +484,15 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
     in.rack = self_.rack;
     in.replication_factor = replication_factor_;
     in.records = snap->drains;
+    in.members_read = snap->members_read;
     for (const auto& m : snap->members) in.member_vms.insert(vm_identity(m.datacenter, m.vm));
     in.up_host_ids = std::move(up_host_ids);
     in.exact = exact;
     in.unavailable_racks = unavailable_racks;
     const AdmissionVerdict verdict = decide_admission(in);
     up_host_ids = std::move(in.up_host_ids);
-    if (!verdict.admitted && serializable) {
-      serializable = false;
+    if (!verdict.admitted && (how.serializable || !snap->members_read)) {
+      how = AdmissionRead{};
       continue;
     }
     if (!verdict.admitted)
@@ -496,7 +515,7 @@ asio::awaitable<AdmissionOutcome> Coordinator::admit(std::string event_id, bool 
                   {"reason", "its agent has no member key and its node is UN"}});
       co_return AdmissionOutcome{CoordinationResult::allowed, verdict.reason, {}, attempt};
     }
-    serializable = false;
+    how.serializable = false;
     const auto pause = contention_pause(attempt);
     if (std::chrono::steady_clock::now() + pause >= contended_until)
       co_return AdmissionOutcome{CoordinationResult::refused,

@@ -75,6 +75,7 @@ struct CoordinationSnapshot {
   std::map<std::string, WatcherRoles> roles;  // by DC; "": older agents' watcher/leader and watcher/secondary
   std::map<std::string, std::int64_t> rack_revisions;  // racks/<dc>/<rack> key -> its mod revision
   bool older_agents = false;                           // a member key without a DC (members/<vm>)
+  bool members_read = true;                            // false: only counted (AdmissionRead)
   std::int64_t revision = 0;
   int undecodable = 0;
   // The members, drains and known VMs of one DC (in_datacenter), roles kept whole.
@@ -86,12 +87,19 @@ boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_snapshot(
 // wrong_shape).
 boost::asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClient& client,
                                                                        std::vector<EtcdOp> gets);
-// What an admission decides on, in one transaction of three ranges: the drain records, the racks' keys, and
-// the member keys' names only (members: VM and DC from the key; an older agent's flat key gives DC ""). At
+struct AdmissionRead {
+  bool serializable = false;  // the member's own answer (EtcdGet::serializable)
+  // Empty: the member keys' names are read, to judge stale records. Else they are only counted, under
+  // members/ and under each of these DCs' members/<dc>/: unequal counts mean an older agent's flat key
+  // (older_agents), and no record can be judged stale (members_read false).
+  std::set<std::string> count_members_of;
+};
+// What an admission decides on, in one transaction: the drain records, the racks' keys, and the member keys'
+// names only (members: VM and DC from the key; an older agent's flat key gives DC ""), or their counts. At
 // 450 agents a fault domain's 150 admissions each reading the whole prefix (every member and known record)
-// kept etcd busy for seconds. `serializable`: the member's own answer (EtcdGet::serializable).
+// kept etcd busy for seconds.
 boost::asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
-    EtcdClient& client, const CoordinationKeys& keys, bool serializable = false);
+    EtcdClient& client, const CoordinationKeys& keys, AdmissionRead how = {});
 
 // `op` (a put or delete of `key`, with `also` beside it) in one transaction, only if `key`'s mod revision is
 // still `revision` (0: absent): a record written since it was read is never overwritten or deleted. True

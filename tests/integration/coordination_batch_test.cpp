@@ -42,9 +42,9 @@ struct ThreeAgents {
   const std::set<std::pair<std::string, std::string>> status_racks{{"dc1", "rack1"}, {"dc1", "rack2"}};
   const cla::AdmissionGuard batched{true, false, status_racks}, unbatched{false, false, status_racks};
 
-  cla::CoordinationSnapshot read() {
+  cla::CoordinationSnapshot read(cla::AdmissionRead how = {}) {
     std::optional<cla::Result<cla::CoordinationSnapshot, cla::EtcdFailure>> snap;
-    spawn_into(ioc, cla::read_admission_snapshot(client, keys), snap);
+    spawn_into(ioc, cla::read_admission_snapshot(client, keys, how), snap);
     BOOST_REQUIRE(run_until(
         ioc, [&] { return snap.has_value(); }, requests_ceiling(options)));
     BOOST_REQUIRE_MESSAGE(snap->ok(), why(*snap));
@@ -94,11 +94,20 @@ BOOST_FIXTURE_TEST_CASE(a_racks_sibling_commits_on_a_stale_read_and_another_rack
   BOOST_TEST(commits(vm3, before, batched), "rack1's sibling is not held by rack1's own drain");
 }
 
-// An older agent bumps no rack key: while any member key is flat, every admission guards every record.
+// An older agent bumps no rack key: while any member key is flat, every admission guards every record. The
+// first read of an admission only counts the member keys (per DC and in all): the counts find the flat one.
 BOOST_FIXTURE_TEST_CASE(an_older_agents_member_key_turns_batching_off, ThreeAgents) {
+  etcd.put(keys.member("dc1", "vm3"), boost::json::serialize(cla::to_json(vm3)));
+  const cla::AdmissionRead counted{false, {"dc1"}};
+  BOOST_TEST(!read(counted).older_agents);
   etcd.put(keys.members() + "vm5", boost::json::serialize(cla::to_json(node("vm5", "rack1", "h5"))));
-  const auto before = read();
+  const auto by_names = read();
+  BOOST_TEST(by_names.older_agents);
+  BOOST_TEST(by_names.members.size() == 2u);
+  const auto before = read(counted);
   BOOST_TEST(before.older_agents);
+  BOOST_TEST(!before.members_read);
+  BOOST_TEST(before.members.empty());
   record_vm0();
   BOOST_TEST(!commits(vm3, before, batched));
 }

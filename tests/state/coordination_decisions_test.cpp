@@ -144,6 +144,17 @@ BOOST_AUTO_TEST_CASE(a_record_without_member_whose_node_is_up_is_stale) {
   BOOST_TEST(v.counted.empty());
 }
 
+BOOST_AUTO_TEST_CASE(with_the_member_keys_not_read_every_record_counts_so_only_a_refusal_needs_them) {
+  auto in = input({record("vm5", "rack2", "h5")});  // stale, were the member keys read
+  in.up_host_ids = {"h5"};
+  in.members_read = false;
+  const auto v = cla::decide_admission(in);
+  BOOST_TEST(!v.admitted, v.reason);
+  BOOST_TEST(v.stale.empty());
+  BOOST_TEST(v.counted.size() == 1u);
+  BOOST_TEST(v.out_racks == Strings{"rack2"}, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(a_record_is_not_stale_while_its_agent_lives_or_its_node_is_down) {
   BOOST_TEST(!cla::is_stale(record("vm5", "rack2", "h5"), {"vm0"}, {}));          // node down
   BOOST_TEST(!cla::is_stale(record("vm3", "rack2", "h3"), {"dc1/VM3"}, {"h3"}));  // agent alive
