@@ -4,7 +4,10 @@ From the player's actions, the impact hook's record, the emulator's approvals, e
 client's requests and summary it decides:
   impacts_undrained  impacts that landed on a node that was not drained (its agent's drain_completed, not
                      followed by a restore_started, a boot or a restart of its JVM): the impact of an event
-                     the gate refused lands on a forced drain, which is a drain too
+                     the gate refused lands on a forced drain, which is a drain too; impacts_at_hang left out
+  impacts_at_hang    impacts at NotBefore (no approval of the event before them) on a node whose drain had
+                     begun but whose JMX or Jolokia the jmx_hang fault held between the drain's start and the
+                     impact (hang_windows): no nodetool step can reach such a node, whatever the agent does
   early_approvals    approvals (the emulator saw the POST) of a VM whose node was not drained then, or, for a
                      platform event, while a node of another rack was out (draining, drained or down): more
                      than the budget of one rack out (user events skip the gate, SPEC 3.5)
@@ -16,6 +19,7 @@ client's requests and summary it decides:
                      then, and no agent step precedes or shortens a crash with no event (crash_windows)
 It prints each finding, the forced drains with the gate's reason, the faults applied, then the last line:
   seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N failed_at_crash=N
+  impacts_at_hang=N
 and draws the run (gnuplot, --picture): the client's latency and failures over time; per node its drains,
 impacts, catch-up and restores as bands, approvals and faults as marks. Exit 1 when an impact did not land,
 the client's books could not verify every acknowledged write, or any count above is not 0 (failed excepted
@@ -68,6 +72,23 @@ def failed_at_crash(requests_path, windows):
     return n
 
 
+def hang_windows(actions):
+    """(vm, first, last): each JMX or Jolokia hang the player applied, from jmx_hang_started to jmx_hang_ended (to
+    the end of the run when it never ended)."""
+    windows, started = [], {}
+    for a in actions:
+        if a["action"] == "jmx_hang_started":
+            started[a["vm"]] = a["t_ms"]
+        elif a["action"] == "jmx_hang_ended" and a["vm"] in started:
+            windows.append((a["vm"], started.pop(a["vm"]), a["t_ms"]))
+    windows += [(vm, first, float("inf")) for vm, first in started.items()]
+    return windows
+
+
+def drain_held_by_hang(vm, drain_started_ms, impact_ms, windows):
+    return any(v == vm and first < impact_ms and last > drain_started_ms for v, first, last in windows)
+
+
 def jsonl(path):
     out = []
     try:
@@ -112,12 +133,17 @@ class Timeline:
             self.changes[vm] = kept
 
     def at(self, vm, t_ms):
-        state, why = "serving", "start"
+        state, why, _ = self.since(vm, t_ms)
+        return state, why
+
+    def since(self, vm, t_ms):
+        """(state, why, since_ms) at t_ms."""
+        state, why, since_ms = "serving", "start", 0
         for t, s, w in self.changes.get(vm, []):
             if t > t_ms:
                 break
-            state, why = s, w
-        return state, why
+            state, why, since_ms = s, w, t
+        return state, why, since_ms
 
 
 def build(args):
@@ -149,10 +175,10 @@ def build(args):
     return actions, impacts, approvals, logs, posted, tl
 
 
-def check(args):
-    actions, impacts, approvals, logs, posted, tl = build(args)
-    problems, findings = [], []
-    undrained = 0
+def impact_findings(impacts, posted, approvals, tl, hangs):
+    """(undrained, held, problems): one line per impact that landed on a node not drained, per impact at NotBefore
+    on a drain a JMX hang held (drain_held_by_hang), per impact that did not land."""
+    undrained, held, problems = [], [], []
     for r in impacts:
         if r["phase"] != "start" or r["event_id"].lower() not in posted:
             continue
@@ -161,11 +187,21 @@ def check(args):
         if r.get("landed") is not True:
             problems.append(f"the impact of {r['event_id']} on {r['vm']} did not land ({r.get('state')})")
             continue
-        state, why = tl.at(r["vm"], r["t_ms"] - 1)
-        if state != "drained":
-            undrained += 1
-            findings.append(f"impact of {r['type']} {r['event_id']} on {r['vm']} at {hms(r['t_ms'])}: the node "
-                            f"was {state} ({why})")
+        state, why, since_ms = tl.since(r["vm"], r["t_ms"] - 1)
+        approved_before = any(a["event_id"].lower() == r["event_id"].lower() and a["t_ms"] < r["t_ms"]
+                              for a in approvals)
+        what = f"impact of {r['type']} {r['event_id']} on {r['vm']} at {hms(r['t_ms'])}"
+        if state == "draining" and not approved_before and drain_held_by_hang(r["vm"], since_ms, r["t_ms"], hangs):
+            held.append(f"{what}: its drain ({why}) held by the JMX hang")
+        elif state != "drained":
+            undrained.append(f"{what}: the node was {state} ({why})")
+    return undrained, held, problems
+
+
+def check(args):
+    actions, impacts, approvals, logs, posted, tl = build(args)
+    findings, held, problems = impact_findings(impacts, posted, approvals, tl, hang_windows(actions))
+    undrained = len(findings)
     early = 0
     for a in approvals:
         ev = posted.get(a["event_id"].lower())
@@ -218,6 +254,9 @@ def check(args):
         print(f"   {vm}'s JVM killed with no event: requests due {hms(first)}-{hms(last)} can fail (a request timeout "
               f"before the kill until every other node convicted it)")
     print(f"   failed at a crash: {crash_failed} of the client's {summary['failed']} failed requests")
+    print(f"   impacts on a drain a JMX hang held (no approval before them): {len(held)}")
+    for line in held:
+        print(f"     {line}")
     for line in findings:
         print(f"   FINDING: {line}")
     for line in problems:
@@ -225,7 +264,7 @@ def check(args):
     counts = {"seed": args.seed, "events": len(events), "faults": len(faults),
               "failed": summary["failed"] - crash_failed, "wrong": summary["wrong"] + summary["empty"],
               "lost": summary["lost"], "impacts_undrained": undrained, "early_approvals": early,
-              "failed_at_crash": crash_failed}
+              "failed_at_crash": crash_failed, "impacts_at_hang": len(held)}
     if args.picture:
         draw(args, actions, impacts, approvals, logs, posted, tl, windows)
         print(f"   picture: {args.picture}")

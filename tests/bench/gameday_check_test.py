@@ -2,8 +2,8 @@
 """Unit test of the game day's crash accounting (SPEC 10, issue 41): the player records when every other node
 convicted a node whose JVM the cassandra_kill fault killed (gameday_player.py, Player.convicted, from their
 Cassandra logs), and the checker counts the client's failures due from a request timeout before that kill until
-then as failed_at_crash, every other failure as failed (gameday_check.py); a restarted etcd member that exits
-fails the run (gameday_player.py). No Cassandra, no client, no etcd.
+then as failed_at_crash, every other failure as failed (gameday_check.py); an impact on a drain a JMX hang held
+counts as impacts_at_hang; a restarted etcd member that exits fails the run (gameday_player.py). No Cassandra, no client, no etcd.
 Usage: gameday_check_test.py [unittest args]"""
 import os
 import sys
@@ -123,6 +123,58 @@ class Convicted(unittest.TestCase):
         self.assertEqual(seen["without_down_line"], ["vm2", "vm3"])
         self.write("vm3", log_line(KILL_MS + 5700, "127.0.0.1"))
         self.assertEqual(self.convict()["t_convicted_ms"], KILL_MS + 5700)
+
+
+HANG_MS = KILL_MS + 600_000
+EVENT = "01C3CD6B-4537-4DDB-A895-44C3D7708880"
+
+
+class ImpactsAtHang(unittest.TestCase):
+    """An impact at NotBefore on a node whose drain had begun but whose JMX the jmx_hang fault held is the fault's
+    (impacts_at_hang): no step reaches such a node. Any other impact on a node not drained stays a finding (seed
+    2's run at c756213: three impacts on drains a hang held, no client request failed)."""
+
+    def hang(self, vm="vm6", first=HANG_MS, last=HANG_MS + 128_000):
+        return [{"t_ms": first, "action": "jmx_hang_started", "vm": vm, "hang_s": 128},
+                {"t_ms": last, "action": "jmx_hang_ended", "vm": vm}]
+
+    def findings(self, state_changes, impact_ms, actions, approvals=()):
+        tl = check.Timeline()
+        for t_ms, state in state_changes:
+            tl.add("vm6", t_ms, state, f"{state} {EVENT}")
+        tl.finish()
+        impact = {"phase": "start", "event_id": EVENT, "vm": "vm6", "type": "Terminate", "t_ms": impact_ms,
+                  "landed": True}
+        return check.impact_findings([impact], {EVENT.lower(): {}}, list(approvals), tl, check.hang_windows(actions))
+
+    def test_hang_windows_pair_start_and_end_and_an_unended_one_lasts(self):
+        unended = [{"t_ms": HANG_MS, "action": "jmx_hang_started", "vm": "vm1", "hang_s": 128}]
+        self.assertEqual(check.hang_windows(self.hang() + unended),
+                         [("vm6", HANG_MS, HANG_MS + 128_000), ("vm1", HANG_MS, float("inf"))])
+
+    def test_a_drain_begun_during_the_hang_is_held(self):
+        undrained, held, problems = self.findings([(HANG_MS + 60_000, "draining")], HANG_MS + 70_000, self.hang())
+        self.assertEqual((len(undrained), len(held), problems), (0, 1, []))
+
+    def test_a_drain_begun_before_a_hang_that_started_before_the_impact_is_held(self):
+        undrained, held, _ = self.findings([(HANG_MS - 5_000, "draining")], HANG_MS + 1_000, self.hang())
+        self.assertEqual((len(undrained), len(held)), (0, 1))
+
+    def test_an_approval_before_the_impact_or_no_drain_or_no_hang_stays_a_finding(self):
+        approval = {"event_id": EVENT, "vm": "vm3", "t_ms": HANG_MS + 65_000}
+        cases = {
+            "approved early": ([(HANG_MS + 60_000, "draining")], HANG_MS + 70_000, self.hang(), [approval]),
+            "serving": ([(HANG_MS - 60_000, "serving")], HANG_MS + 70_000, self.hang(), []),
+            "another VM's hang": ([(HANG_MS + 60_000, "draining")], HANG_MS + 70_000, self.hang(vm="vm3"), []),
+            "the hang over before the drain": ([(HANG_MS + 200_000, "draining")], HANG_MS + 210_000, self.hang(), []),
+        }
+        for name, (changes, impact_ms, actions, approvals) in cases.items():
+            undrained, held, _ = self.findings(changes, impact_ms, actions, approvals)
+            self.assertEqual((len(undrained), len(held)), (1, 0), name)
+
+    def test_a_drained_node_is_neither(self):
+        changes = [(HANG_MS + 60_000, "draining"), (HANG_MS + 61_000, "drained")]
+        self.assertEqual(self.findings(changes, HANG_MS + 70_000, self.hang()), ([], [], []))
 
 
 class EtcdAlive(unittest.TestCase):
