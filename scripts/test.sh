@@ -49,11 +49,12 @@ echo "   the real suite took $((SECONDS - real_started)) s"
 # A short game day (issue 41) on the real 6-node cluster, at the advised shutdown_announce_in_ms=0 (the game
 # day's default), with coordinated Jolokia agents. A fixed seed whose five events are a Terminate of a rack, a
 # Freeze first seen Started, a Freeze and a Reboot back to back, and a user event, with three faults (Jolokia
-# hung through a restore, the agent killed mid-emergency-drain, the state disk full). It fails on an undrained
-# impact, an early approval, a wrong answer or a lost write; the client's failed requests are printed, not
-# failed on (--allow-client-failures: a node just restored on this shared machine coordinates reads that time
-# out for a few seconds, issue 41's open finding). Its record stays in build/gameday/ci (gameday.log, .png).
-gameday=(--seed 5 --events 5 --faults --backend jolokia --allow-client-failures --out build/gameday/ci)
+# hung through a restore, the agent killed mid-emergency-drain, the state disk full). It fails on a failed
+# client request (SPEC 4: none with the agent), an undrained impact, an early approval, a wrong answer or a lost
+# write. Until the binary hold (8dfb369) a node just restored coordinated reads that timed out for seconds, and
+# this run passed --allow-client-failures; the runs recorded since (d88f0d4, a4c7468) ended failed=0. Its
+# record stays in build/gameday/ci (gameday.log, .png).
+gameday=(--seed 5 --events 5 --faults --backend jolokia --out build/gameday/ci)
 echo "== a short game day (scripts/bench-gameday.sh ${gameday[*]})"
 gameday_started=$SECONDS
 unmount_below build/gameday/ci
