@@ -240,10 +240,21 @@ polls_between() {  # from_ms to_ms -> scheduledevents GETs the emulator answered
      | length'
 }
 
+etcd_metrics() { # idle|before|after: each member's /metrics in etcd-metrics/mI.<when>, and <when>.t_ms (the report
+  local i          # reads them)
+  mkdir -p "$work/etcd-metrics"
+  now_ms >"$work/etcd-metrics/$1.t_ms"
+  for i in "${!etcd_endpoints[@]}"; do
+    etcd_curl -f "${etcd_endpoints[i]}/metrics" >"$work/etcd-metrics/m$i.$1" ||
+      die "etcd member m$i did not answer /metrics"
+  done
+}
+
 # ---- idle ---------------------------------------------------------------------------------------------------
 echo "== $agents agents, one imds-emulator, a nodetool-sim cluster of $dcs DC(s) of 3 racks, $per_dc nodes each" \
   "(RF $rf in each DC: $racks_allowed rack of a DC out at most)"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg); work dir $work"
+((!coordinated)) || etcd_metrics idle
 i0=$(now_ms); a0=$(cpu_ns "${agent_pid[@]}"); e0=$(cpu_ns "$emulator_pid"); d0=$(etcd_cpu_ns)
 sleep "$idle_s" &  # waited for with `wait`, which a signal interrupts (a foreground sleep would delay the trap)
 sleep_pid=$!
@@ -279,14 +290,6 @@ fd_restored() {  # fd -> every agent of the fault domain (in every DC) logged re
   (($(grep -l '"msg":"restore_completed"' "${logs[@]}" | wc -l) == ${#logs[@]})) &&
     jq -e 'all(.datacenters[].racks[].nodes[]; .running and .gossip and .binary and (.drained | not))' \
       "$cluster" >/dev/null && { ((!coordinated)) || (($(etcd_count drains/) == 0)); }
-}
-etcd_metrics() { # before|after: each member's /metrics in etcd-metrics/mI.before|after (the report reads them)
-  local i
-  mkdir -p "$work/etcd-metrics"
-  for i in "${!etcd_endpoints[@]}"; do
-    etcd_curl -f "${etcd_endpoints[i]}/metrics" >"$work/etcd-metrics/m$i.$1" ||
-      die "etcd member m$i did not answer /metrics"
-  done
 }
 wave_limit_s=$((notice_s + freeze_s + complete_s + 60))  # per fault domain: the events' life plus a margin
 ((!coordinated)) || etcd_metrics before

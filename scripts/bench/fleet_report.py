@@ -25,7 +25,12 @@ and transaction; its attempts: another agent's commit first makes it read and tr
 drain_started. From the agents' drain_admission lines (duration_ms, attempts). etcd's own commit latency
 through the wave (--etcd-metrics: each member's /metrics before and after it): etcd_disk_wal_fsync_duration_seconds
 and etcd_disk_backend_commit_duration_seconds, the mean (delta sum / delta count) and the p99 estimated from the
-delta histogram's buckets (linear within a bucket, as Prometheus' histogram_quantile), per member.
+delta histogram's buckets (linear within a bucket, as Prometheus' histogram_quantile), per member. And the
+requests all members served, per method and second, idle (mI.idle to mI.before) and through the wave (mI.before to
+mI.after; each snapshot's instant in <when>.t_ms): grpc_server_handled_total of the unary methods (a JSON gateway
+request is one), LeaseKeepAlive's grpc_server_msg_received_total (one per keepalive), with the keys, the watchers
+and the database's size at the end of the idle window: the figures docs/benchmarks.md scales to the case
+study's 300 clusters.
 
 Violations: more racks of one DC out at once than RF allows (each time the count goes above), an approval by a VM whose
 node had not completed its drain for that event, an agent that logged impact_without_drain, a listed agent
@@ -183,6 +188,49 @@ def etcd_latencies(directory):
     return result
 
 
+def read_requests(path):
+    """A member's Prometheus text page -> ({method: requests}, {gauge: value}): the unary methods' handled
+    requests, LeaseKeepAlive's received messages, and ETCD_GAUGES."""
+    requests, gauges = {}, {}
+    with open(path) as f:
+        for line in f:
+            key, _, value = line.rpartition(" ")
+            method = key.split('grpc_method="', 1)[1].split('"', 1)[0] if 'grpc_method="' in key else ""
+            if key.startswith("grpc_server_handled_total{") and 'grpc_type="unary"' in key:
+                requests[method] = requests.get(method, 0.0) + float(value)
+            elif key.startswith("grpc_server_msg_received_total{") and method == "LeaseKeepAlive":
+                requests[method] = requests.get(method, 0.0) + float(value)
+            elif key in ETCD_GAUGES:
+                gauges[key] = float(value)
+    return requests, gauges
+
+
+ETCD_GAUGES = ("etcd_debugging_mvcc_keys_total", "etcd_debugging_mvcc_watcher_total",
+               "etcd_mvcc_db_total_size_in_bytes")
+
+
+def etcd_request_rates(directory, start, end):
+    """Requests per second all members served from snapshot `start` to `end` ({method: rate}), and the gauges at
+    `end` (the largest over the members). None when a snapshot is missing."""
+    try:
+        with open(os.path.join(directory, start + ".t_ms")) as f:
+            t0 = int(f.read())
+        with open(os.path.join(directory, end + ".t_ms")) as f:
+            t1 = int(f.read())
+    except FileNotFoundError:
+        return None
+    members = sorted({f.split(".")[0] for f in os.listdir(directory) if f.endswith("." + start)})
+    rates, gauges = {}, {}
+    for member in members:
+        r0, _ = read_requests(os.path.join(directory, f"{member}.{start}"))
+        r1, g1 = read_requests(os.path.join(directory, f"{member}.{end}"))
+        for method, count in r1.items():
+            rates[method] = rates.get(method, 0.0) + (count - r0.get(method, 0.0)) * 1000 / max(t1 - t0, 1)
+        for name, value in g1.items():
+            gauges[name] = max(gauges.get(name, 0.0), value)
+    return {m: r for m, r in rates.items() if r > 0}, gauges
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", required=True)
@@ -317,6 +365,15 @@ def main():
             print("  " + member + ": " + "; ".join(
                 f"{label} x{per_name[name][0]}, mean {per_name[name][1]:.2f}, p99 {per_name[name][2]:.2f}"
                 for name, label in ETCD_LATENCIES))
+        for label, start, end in (("idle", "idle", "before"), ("through the wave", "before", "after")):
+            measured = etcd_request_rates(args.etcd_metrics, start, end)
+            if measured is None:
+                continue
+            rates, gauges = measured
+            print(f"etcd requests per second {label}, all members: {sum(rates.values()):.1f} ("
+                  + ", ".join(f"{m} {r:.1f}" for m, r in sorted(rates.items(), key=lambda kv: -kv[1])) + ")"
+                  + (f"; keys {gauges.get(ETCD_GAUGES[0], 0):.0f}, watchers {gauges.get(ETCD_GAUGES[1], 0):.0f}, "
+                     f"db {gauges.get(ETCD_GAUGES[2], 0) / 1e6:.1f} MB" if label == "idle" else ""))
         fsync_p99 = max((m[ETCD_LATENCIES[0][0]][2] for m in latencies.values()), default=0.0)
         commit_p99 = max((m[ETCD_LATENCIES[1][0]][2] for m in latencies.values()), default=0.0)
 
