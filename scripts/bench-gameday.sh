@@ -30,8 +30,9 @@ Usage: scripts/bench-gameday.sh [--seed N] [--events N] [--faults] [--backend no
   events excepted), the client's failures, wrong answers and lost writes; every node was back in service at the
   end (the player waits for it). A killed JVM fails reads whose coordinators wait for it until their failure
   detectors convict it (no agent step precedes a crash with no event): the client's failures due from a request
-  timeout before the kill until the last node's "is now DOWN" are counted apart, as failed_at_crash. The run
-  is drawn (gnuplot) beside its log.
+  timeout before the kill until the last node's "is now DOWN" are counted apart, as failed_at_crash. No step
+  reaches a node whose JMX or Jolokia hangs: an impact at NotBefore, with no approval, on a drain begun while
+  the hang fault held it is counted apart too, as impacts_at_hang. The run is drawn (gnuplot) beside its log.
   --backend   the agents' cassandra.backend (SPEC 8.1): nodetool (default) or jolokia (the cluster started
               --jolokia, in a directory of its own)
   --announce-ms MS|default  the nodes' -Dcassandra.shutdown_announce_in_ms (default 0, as docs/jolokia.md advises
@@ -39,15 +40,15 @@ Usage: scripts/bench-gameday.sh [--seed N] [--events N] [--faults] [--backend no
               at Cassandra's default 2000 ms peers that see the node gossip through that sleep keep reading from
               it, SPEC 3.10); default: Cassandra's own 2000 ms (build/cassandra-cluster-6[-jolokia])
   --allow-client-failures  the client's failed requests are counted and printed but do not fail the run
-              (scripts/test.sh's short game day: on the shared 2-core machine a node just restored coordinates
-              reads that time out for a few seconds, an open finding of issue 41); wrong answers, lost writes,
-              undrained impacts and early approvals still do
+              (exploring a change or a machine); wrong answers, lost writes, undrained impacts and early
+              approvals still do
   --out DIR   where the run's files go (default build/gameday/seed<N>-<backend>-<time>): gameday.log (this
               output), gameday.png, schedule.json, actions.jsonl, impacts.jsonl, approvals.json, the client's
               requests and summary, agent-vmK/ (config, log), etcd/
 Prints the seed first, the schedule, the player's actions, the checker's findings, then its last line:
   seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N failed_at_crash=N
-Exit 1 when a count after events and faults but failed_at_crash is not 0 (failed excepted with
+  impacts_at_hang=N
+Exit 1 when a count after events and faults but failed_at_crash and impacts_at_hang is not 0 (failed excepted with
 --allow-client-failures), an impact did not land, a drawn fault was never applied, or an episode did not end in
 time. A 30-event run takes 60-70 minutes.
 EOF
