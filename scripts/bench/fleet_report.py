@@ -188,6 +188,10 @@ def etcd_latencies(directory):
     return result
 
 
+ETCD_GAUGES = ("etcd_debugging_mvcc_keys_total", "etcd_debugging_mvcc_watcher_total",
+               "etcd_mvcc_db_total_size_in_bytes")
+
+
 def read_requests(path):
     """A member's Prometheus text page -> ({method: requests}, {gauge: value}): the unary methods' handled
     requests, LeaseKeepAlive's received messages, and ETCD_GAUGES."""
@@ -203,10 +207,6 @@ def read_requests(path):
             elif key in ETCD_GAUGES:
                 gauges[key] = float(value)
     return requests, gauges
-
-
-ETCD_GAUGES = ("etcd_debugging_mvcc_keys_total", "etcd_debugging_mvcc_watcher_total",
-               "etcd_mvcc_db_total_size_in_bytes")
 
 
 def etcd_request_rates(directory, start, end):
