@@ -17,7 +17,7 @@ Usage: scripts/bench-gameday.sh [--seed N] [--events N] [--faults] [--backend no
   read back at ALL at the end).
   The schedule: --events N (default 30) events of every kind of SPEC 3.2 (Freezes of 2-30 s, Reboot, Redeploy,
   Preempt, Terminate, first seen Started, a Freeze then a Reboot back to back, a user event; on one VM or shared
-  by both of a rack), on random racks, each episode starting a random 0-20 s after the other racks are back in
+  by both of a rack), on random racks, each episode starting a random 0-20 s after every rack is back in
   service, some announced during the previous impact. imds-emulator --impact-hook scripts/cluster/impact-hook.sh
   plays each impact on the node (a Freeze SIGSTOPs the JVM; the others kill it, and a Reboot, Redeploy or
   Preempt starts it again at the event's end; a Terminate's VM is replaced by the player: the same node). With

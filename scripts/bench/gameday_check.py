@@ -280,7 +280,8 @@ def check(args):
 
 def failure_causes(args, actions, impacts, logs, within_ms=60000):
     """The client's failed requests by coordinator, each beside the last thing that happened to any node before
-    it (within a minute): a fault, an impact, a restore, a JVM started again or killed."""
+    it failed (from a minute before it was due until it was answered or timed out, so that an impact while it
+    was in flight is its cause): a fault, an impact, a restore, a JVM started again or killed."""
     marks = collections.defaultdict(list)  # vm -> [(t_ms, what)]
     address_vm = {}
     for a in actions:
@@ -305,9 +306,10 @@ def failure_causes(args, actions, impacts, logs, within_ms=60000):
             if len(parts) < 6 or parts[3] == "ok":
                 continue
             t, coordinator = int(parts[0]), parts[5].rsplit(":", 1)[0]
+            ended = t + float(parts[2])
             vm = address_vm.get(coordinator, coordinator)
             near = [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
-                    if t - within_ms <= mt <= t]
+                    if t - within_ms <= mt <= ended]
             cause = max(near)[1] if near else "nothing within a minute"
             causes[(vm, cause)] += 1
     if not causes:

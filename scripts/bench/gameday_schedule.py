@@ -5,8 +5,8 @@ The cluster is scripts/cassandra-cluster.sh's 6 nodes: VM k (1-6) is node 127.0.
 
 An episode is what happens to one rack: one or two events, or a node's Cassandra killed (with --faults), and at
 most one fault. Episodes are played in order. An episode starts `offset_s` after the one before it is back:
-every event of the other racks gone and every other rack's node serving (its agent restored, its JVM running;
-for a cassandra_kill episode every rack's), or, for an episode marked `early`, once the episode before it has its impact: it is then announced during that
+every posted event gone and every node serving (its agent restored, its JVM running), its own rack's too; or,
+for an episode marked `early`, once the episode before it has its impact: it is then announced during that
 outage with a notice long enough (180-240 s) that its own drain comes after it. Every event kind of SPEC 3.2 is
 drawn at least once when there are as many events as kinds: a shuffled round of every kind first, then kinds
 drawn by weight.
@@ -187,8 +187,7 @@ def describe(schedule):
         fault_text = ""
         if fault:
             fault_text = " | fault " + " ".join(f"{k}={v}" for k, v in fault.items())
-        start = ("during the previous impact" if ep["early"] else "when every rack is back"
-                 if ep["kind"] == "cassandra_kill" else "when the others are back")
+        start = "during the previous impact" if ep["early"] else "when every rack is back"
         lines.append(f"  {ep['index']:2d} {ep['kind']:<14} rack{ep['rack']} +{ep['offset_s']} s {start}: {evs}"
                      f"{fault_text}")
     return "\n".join(lines)

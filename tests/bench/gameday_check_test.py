@@ -70,6 +70,22 @@ class AtCrash(unittest.TestCase):
             os.unlink(f.name)
 
 
+class FailureCauses(unittest.TestCase):
+    def test_an_impact_while_a_request_was_in_flight_is_its_cause(self):
+        impact = {"t_ms": KILL_MS, "vm": "vm1", "event_id": "E", "type": "Preempt", "phase": "start"}
+        lines = [f"{KILL_MS - 1500} read 2000.6 timeout OperationTimedOut 127.0.0.3:9042 0",  # sent before it
+                 f"{KILL_MS - 2500} read 2000.6 timeout OperationTimedOut 127.0.0.3:9042 0"]  # over before it
+        with tempfile.NamedTemporaryFile("w", suffix=".requests", delete=False) as f:
+            f.write("\n".join(lines) + "\n")
+        try:
+            args = type("Args", (), {"requests": f.name})
+            out = check.failure_causes(args, [], [impact], {"vm3": []})
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(out[1:], ["         1 coordinated by vm3, after vm1: Preempt start",
+                                   "         1 coordinated by vm3, after nothing within a minute"])
+
+
 class FakeRig:
     def __init__(self, vms):
         self.rig, self.acted = {"vms": vms}, []
