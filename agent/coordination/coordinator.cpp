@@ -175,18 +175,38 @@ asio::awaitable<Result<EtcdTxnResult, EtcdFailure>> read_ranges(EtcdClient& clie
   co_return std::move(txn.value());
 }
 
+// The ranges that prove no key under `base` is an older agent's flat one (members/<vm>, known/<vm>: its DC in
+// its value only): `base` counted, then each of `dcs`' subtree, the first answered as `first` (etcd counts a
+// range whatever else it answers), the others counted.
+void add_dc_proof(std::vector<EtcdGet>& gets, const std::string& base, const std::vector<std::string>& dcs,
+                  EtcdGet::Answer first) {
+  gets.emplace_back(base, prefix_range_end(base), EtcdGet::Answer::count);
+  for (std::size_t i = 0; i < dcs.size(); ++i) {
+    const std::string under_dc = base + dcs[i] + "/";
+    gets.emplace_back(under_dc, prefix_range_end(under_dc), i == 0 ? first : EtcdGet::Answer::count);
+  }
+}
+
+// The answer to add_dc_proof's ranges, from ranges[at] on (`at` is moved past them): true when the DCs' keys
+// add up to the base's.
+bool dc_proof_holds(const std::vector<EtcdRange>& ranges, std::size_t& at, std::size_t dcs) {
+  const std::int64_t under_base = ranges[at++].count;
+  std::int64_t under_dcs = 0;
+  for (std::size_t i = 0; i < dcs; ++i) under_dcs += ranges[at++].count;
+  return under_dcs == under_base;
+}
+
 asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapshot(
     EtcdClient& client, const CoordinationKeys& keys, AdmissionRead how) {
   std::vector<EtcdGet> ranges;
   ranges.emplace_back(keys.drains(), prefix_range_end(keys.drains()));
   ranges.emplace_back(keys.racks(), prefix_range_end(keys.racks()));
   const bool names = how.count_members_of.empty();
-  ranges.emplace_back(keys.members(), prefix_range_end(keys.members()),
-                      names ? EtcdGet::Answer::keys : EtcdGet::Answer::count);
-  for (const auto& dc : how.count_members_of) {
-    const std::string under_dc = keys.members() + dc + "/";
-    ranges.emplace_back(under_dc, prefix_range_end(under_dc), EtcdGet::Answer::count);
-  }
+  const std::vector<std::string> dcs(how.count_members_of.begin(), how.count_members_of.end());
+  if (names)
+    ranges.emplace_back(keys.members(), prefix_range_end(keys.members()), EtcdGet::Answer::keys);
+  else
+    add_dc_proof(ranges, keys.members(), dcs, EtcdGet::Answer::count);
   std::vector<EtcdOp> gets;
   for (auto& range : ranges) {
     range.serializable = how.serializable;
@@ -199,10 +219,8 @@ asio::awaitable<Result<CoordinationSnapshot, EtcdFailure>> read_admission_snapsh
   for (const auto& kv : txn->ranges[0].kvs) add_record(snap, keys, kv);
   for (const auto& kv : txn->ranges[1].kvs) add_record(snap, keys, kv);
   if (!names) {
-    // Every member key under one of the DCs counted: none is an older agent's flat members/<vm>.
-    std::int64_t under_dcs = 0;
-    for (std::size_t i = 3; i < txn->ranges.size(); ++i) under_dcs += txn->ranges[i].count;
-    snap.older_agents = under_dcs != txn->ranges[2].count;
+    std::size_t at = 2;
+    snap.older_agents = !dc_proof_holds(txn->ranges, at, dcs.size());
     snap.members_read = false;
     co_return snap;
   }
@@ -314,30 +332,20 @@ asio::awaitable<Result<std::optional<std::vector<EtcdRange>>, EtcdFailure>> Coor
     std::vector<std::string> bases) {
   const std::string& dc = self_.datacenter;
   if (dc.empty() || !datacenters_.count(dc)) co_return std::nullopt;
-  std::vector<std::string> others;
+  std::vector<std::string> dcs{dc};  // this DC's first: read whole
   for (const auto& other : datacenters_)
-    if (other != dc) others.push_back(other);
-  std::vector<EtcdOp> gets;
-  for (const auto& base : bases) {
-    const std::string own = base + dc + "/";
-    gets.emplace_back(EtcdGet(own, prefix_range_end(own)));
-    gets.emplace_back(EtcdGet(base, prefix_range_end(base), EtcdGet::Answer::count));
-    for (const auto& other : others) {
-      const std::string theirs = base + other + "/";
-      gets.emplace_back(EtcdGet(theirs, prefix_range_end(theirs), EtcdGet::Answer::count));
-    }
-  }
+    if (other != dc) dcs.push_back(other);
+  std::vector<EtcdGet> ranges;
+  for (const auto& base : bases) add_dc_proof(ranges, base, dcs, EtcdGet::Answer::values);
+  std::vector<EtcdOp> gets(std::make_move_iterator(ranges.begin()), std::make_move_iterator(ranges.end()));
   auto txn = co_await read_ranges(*client_, std::move(gets));
   if (!txn) co_return txn.error();
   std::vector<EtcdRange> own;
-  auto range = txn->ranges.begin();
+  std::size_t at = 0;
   for (std::size_t b = 0; b < bases.size(); ++b) {
-    EtcdRange mine = std::move(*range++);
-    std::int64_t under_dcs = mine.count;
-    const std::int64_t under_base = (range++)->count;
-    for (std::size_t o = 0; o < others.size(); ++o) under_dcs += (range++)->count;
-    if (under_dcs != under_base) co_return std::nullopt;
-    own.push_back(std::move(mine));
+    const std::size_t mine = at + 1;
+    if (!dc_proof_holds(txn->ranges, at, dcs.size())) co_return std::nullopt;
+    own.push_back(std::move(txn->ranges[mine]));
   }
   co_return std::optional(std::move(own));
 }
