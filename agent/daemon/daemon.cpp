@@ -180,10 +180,10 @@ asio::awaitable<void> Daemon::start_core(StateSource source) {
   // Stopped while the node's status was asked: nothing is decided, and nothing logged after agent_stopped.
   if (stopping_) co_return;
   core_started_ = true;
-  maybe_refresh_schema("start");
   execute(core_->start(info, clock_.now()));
   if (held_document_) execute(core_->on_document(*held_document_, clock_.now()));
   held_document_.reset();
+  maybe_refresh_schema("start");  // after the core: not beside a drain it resumed or began
   spawn(timer_loop(), "timer_loop");
   spawn(check_shutdown_announce(), "check_shutdown_announce");
 }

@@ -255,9 +255,12 @@ asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
   co_return make_replication_snapshot(std::move(*cluster), *table);
 }
 
-// At most once per topology.schema_refresh_s (an attempt counts), never two at once.
+// At most once per topology.schema_refresh_s (an attempt counts), never two at once, and not beside a drain's
+// step (issue 41: an emergency drain resumed at start-up ran its disablebinary beside the start's refresh,
+// five nodetool JVMs on two loaded cores, and did not finish before the impact). A trigger skipped for it
+// leaves the refresh due: the next trigger, or the next gate check (schema_for_check), reads it.
 void Daemon::maybe_refresh_schema(const char* why) {
-  if (refreshing_ || stopping_ ||
+  if (refreshing_ || stopping_ || drain_steps_running_ > 0 ||
       !schema_refresh_due(refresh_attempted_at_, std::chrono::steady_clock::now(),
                           config_.topology.schema_refresh_s))
     return;

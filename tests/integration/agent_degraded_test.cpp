@@ -1,6 +1,7 @@
 // End to end, when what the agent waits for hangs (SPEC 3.9): a gate check whose `nodetool status` does not
 // answer neither delays the forced drain nor an emergency drain (both issue disablebinary within 1 s of their
-// instant, the check killed), and a JMX hung at start hides no event (IMDS polled and /healthz up at once).
+// instant, the check killed), a JMX hung at start hides no event (IMDS polled and /healthz up at once), and a
+// drain resumed at start runs with no schema refresh beside it.
 // Each hang lasts far longer than the bound asserted, so an agent that waited for it fails.
 #include <boost/beast/http/verb.hpp>
 #include <boost/json.hpp>
@@ -135,6 +136,43 @@ BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_hides_no_event) {
 
 // Every status read hangs from the start and the event can wait: it is logged, counted and shown in /state
 // within a poll all the same (SPEC 3.9), while the observation still hangs and nothing is decided.
+// Issue 41 (the game day, nodetool): an agent killed at an emergency drain's start and started again resumed
+// the drain with the start's schema refresh beside it, four more nodetool JVMs on two loaded cores, and its
+// disablegossip did not end before the impact. No read that can wait may run while a drain's step runs.
+// disablebinary and ring are slowed so that a refresh begun about the resumed drain would overlap it.
+BOOST_AUTO_TEST_CASE(a_drain_resumed_at_start_runs_no_schema_refresh_beside_it) {
+  AgentScenario s;
+  s.write_config({{"cassandra", {{"command_timeout_s", kCommandTimeoutS}}}});
+  constexpr long kSlowMs = 3000;
+  s.add_sim_fault(cla::test::kAgentNode, "disablebinary", {{"latency_ms", kSlowMs}});
+  s.add_sim_fault(cla::test::kAgentNode, "ring", {{"latency_ms", kSlowMs}});
+  s.start_agent();
+  const std::string id = s.emulator().add_event(
+      {{"type", "Freeze"}, {"resources", {"vm0"}}, {"started", true}, {"duration_s", 30}});
+  s.wait_for("drain_started", s.within_a_poll(), id);
+  s.agent().kill_group(kMargin);  // in its first disablebinary
+  s.start_agent();
+  const auto restarted = log_time(s.log("agent_started").back());
+  const auto slow = std::chrono::milliseconds(kSlowMs);
+  s.wait_for("drain_completed", s.within_a_poll() + slow + kMargin, id);
+  const auto completed = log_time(s.log("drain_completed", id).back());
+  bool resumed = false;
+  for (const auto& call : s.log("nodetool_ran")) {
+    const long took_ms = call.at("duration_ms").to_number<long>();
+    const auto ran_from = log_time(call) - std::chrono::milliseconds(took_ms);
+    if (ran_from < restarted || call.at("abandoned").as_bool()) continue;  // the first run's; or killed
+    const std::string name(call.at("subcommand").as_string());
+    if (name == "disablebinary") resumed = resumed || took_ms >= kSlowMs;
+    const bool beside = ran_from < completed;
+    for (const char* read : {"ring", "describecluster", "getmaxhintwindow", "status"})
+      BOOST_TEST(!(beside && name == read), name << " ran " << ms_between(restarted, ran_from) << "-"
+                                                 << ms_between(restarted, log_time(call))
+                                                 << " ms after the start, before drain_completed at "
+                                                 << ms_between(restarted, completed) << " ms");
+  }
+  BOOST_TEST(resumed, "the started agent's disablebinary took kSlowMs: a read beside it overlaps it");
+}
+
 BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_shows_an_event_that_can_wait_within_a_poll) {
   AgentScenario s;
   const auto port = start_with_statuses_hung(s);
