@@ -134,8 +134,6 @@ BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_hides_no_event) {
   s.wait_for("drain_completed", s.within_a_poll(), id);
 }
 
-// Every status read hangs from the start and the event can wait: it is logged, counted and shown in /state
-// within a poll all the same (SPEC 3.9), while the observation still hangs and nothing is decided.
 // Issue 41 (the game day, nodetool): an agent killed at an emergency drain's start and started again resumed
 // the drain with the start's schema refresh beside it, four more nodetool JVMs on two loaded cores, and its
 // disablegossip did not end before the impact. No read that can wait may run while a drain's step runs.
@@ -173,6 +171,8 @@ BOOST_AUTO_TEST_CASE(a_drain_resumed_at_start_runs_no_schema_refresh_beside_it) 
   BOOST_TEST(resumed, "the started agent's disablebinary took kSlowMs: a read beside it overlaps it");
 }
 
+// Every status read hangs from the start and the event can wait: it is logged, counted and shown in /state
+// within a poll all the same (SPEC 3.9), while the observation still hangs and nothing is decided.
 BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_shows_an_event_that_can_wait_within_a_poll) {
   AgentScenario s;
   const auto port = start_with_statuses_hung(s);
