@@ -56,6 +56,9 @@ class Core {
   const EventRecord* record_of(const std::string& event_id) const;
   const CorePolicy& policy() const { return policy_; }
   bool busy() const { return step_in_flight_.has_value() || reads_in_flight(); }
+  // A drain's step the shell runs and has not answered (a drain step is never abandoned: nothing pre-empts
+  // it).
+  bool drain_step_in_flight() const { return step_in_flight_ && is_drain_step(*step_in_flight_); }
   // A read-only call the core waits for: the gate's check, an awaited etcd admission.
   bool reads_in_flight() const { return safety_in_flight_ || admission_in_flight_; }
   // What this agent's member key says (SPEC 9): its phase and the upper-case EventIds it is drained for.

@@ -183,6 +183,9 @@ class Daemon {
   // AbandonReads: the reads in flight are killed, and their answers, when they come, are dropped.
   void abandon_reads();
   bool abandoned_since(std::uint64_t generation) const { return generation != reads_generation_; }
+  // While a drain's step runs, no read that can wait starts beside it (a schema refresh, a hints read), so
+  // that with nodetool its JVM does not share the cores with theirs.
+  bool drain_step_running() const { return core_ && core_->drain_step_in_flight(); }
   // AbandonStep: a restore's step in flight is ended (its process group killed, its request cancelled) and
   // its answer dropped.
   void abandon_step(Step step);
@@ -204,9 +207,6 @@ class Daemon {
   std::optional<SteadyTime> jolokia_unreachable_logged_;
   std::uint64_t reads_generation_ = 0;  // counts abandons: a read started before the last one is stale
   std::uint64_t steps_generation_ = 0;  // the same for steps
-  // Drain steps issued and not ended: while one runs, no read that can wait starts beside it (a schema
-  // refresh, a hints read), so that with nodetool its JVM does not share the cores with theirs.
-  int drain_steps_running_ = 0;
   // A restart_command in flight, which AbandonStep kills.
   std::shared_ptr<ProcessGroups> restart_groups_ = std::make_shared<ProcessGroups>();
   StateStore store_;

@@ -6,7 +6,6 @@
 #include "agent/daemon/daemon.hpp"
 #include "agent/daemon/failpoint.hpp"
 #include "agent/daemon/notification.hpp"
-#include "agent/daemon/on_exit.hpp"
 #include "agent/log.hpp"
 #include "imds/process/process_runner.hpp"
 
@@ -97,7 +96,6 @@ void Daemon::execute(Actions actions) {
     } else if (std::holds_alternative<RefreshSchema>(action)) {
       maybe_refresh_schema("event_seen");
     } else if (auto* step = std::get_if<RunStep>(&action)) {
-      if (is_drain_step(step->step)) ++drain_steps_running_;  // now: a trigger in this pass sees it
       spawn(run_step(*step, issued), "run_step");
     } else if (auto* n = std::get_if<Notify>(&action)) {
       notify(*n);
@@ -244,9 +242,6 @@ asio::awaitable<void> Daemon::read_stages() {
 }
 
 asio::awaitable<void> Daemon::run_step(RunStep step, SteadyTime issued) {
-  const OnExit step_ended([this, drain = is_drain_step(step.step)] {
-    if (drain) --drain_steps_running_;
-  });
   const std::uint64_t generation = steps_generation_;
   StepOutcome outcome;
   const bool mutating = step.step != Step::confirm_restored && step.step != Step::check_serving;

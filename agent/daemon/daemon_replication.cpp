@@ -260,7 +260,7 @@ asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
 // five nodetool JVMs on two loaded cores, and did not finish before the impact). A trigger skipped for it
 // leaves the refresh due: the next trigger, or the next gate check (schema_for_check), reads it.
 void Daemon::maybe_refresh_schema(const char* why) {
-  if (refreshing_ || stopping_ || drain_steps_running_ > 0 ||
+  if (refreshing_ || stopping_ || drain_step_running() ||
       !schema_refresh_due(refresh_attempted_at_, std::chrono::steady_clock::now(),
                           config_.topology.schema_refresh_s))
     return;
