@@ -125,24 +125,36 @@ def racks_out(calls, rack_of, allowed):
     return result, most_overall
 
 
-def read_histograms(path, names):
-    """A Prometheus text page -> {name: (buckets {le: cumulative count}, sum, count)} for the unlabelled (but
-    for le) histograms `names`."""
-    found = {name: ({}, 0.0, 0.0) for name in names}
+def samples(path):
+    """A Prometheus text page's samples: (the name with its labels, the value), comments and blank lines left
+    out."""
     with open(path) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
             key, _, value = line.rpartition(" ")
-            for name in names:
-                buckets, total, count = found[name]
-                if key.startswith(name + "_bucket{"):
-                    le = key.split('le="', 1)[1].split('"', 1)[0]
-                    buckets[math.inf if le == "+Inf" else float(le)] = float(value)
-                elif key == name + "_sum":
-                    found[name] = (buckets, float(value), count)
-                elif key == name + "_count":
-                    found[name] = (buckets, total, float(value))
+            yield key, float(value)
+
+
+def members(directory, when):
+    """The etcd members with a snapshot `when` (mI.<when>) in `directory`."""
+    return sorted({f.split(".")[0] for f in os.listdir(directory) if f.endswith("." + when)})
+
+
+def read_histograms(path, names):
+    """A Prometheus text page -> {name: (buckets {le: cumulative count}, sum, count)} for the unlabelled (but
+    for le) histograms `names`."""
+    found = {name: ({}, 0.0, 0.0) for name in names}
+    for key, value in samples(path):
+        for name in names:
+            buckets, total, count = found[name]
+            if key.startswith(name + "_bucket{"):
+                le = key.split('le="', 1)[1].split('"', 1)[0]
+                buckets[math.inf if le == "+Inf" else float(le)] = value
+            elif key == name + "_sum":
+                found[name] = (buckets, value, count)
+            elif key == name + "_count":
+                found[name] = (buckets, total, value)
     return found
 
 
@@ -173,9 +185,8 @@ def etcd_latencies(directory):
     """Per member (mI.before / mI.after in `directory`), per histogram of ETCD_LATENCIES over the wave:
     {member: {name: (count, mean_ms, p99_ms)}}."""
     names = [name for name, _ in ETCD_LATENCIES]
-    members = sorted({f.split(".")[0] for f in os.listdir(directory) if f.endswith(".before")})
     result = {}
-    for member in members:
+    for member in members(directory, "before"):
         before = read_histograms(os.path.join(directory, member + ".before"), names)
         after = read_histograms(os.path.join(directory, member + ".after"), names)
         result[member] = {}
@@ -196,16 +207,14 @@ def read_requests(path):
     """A member's Prometheus text page -> ({method: requests}, {gauge: value}): the unary methods' handled
     requests, LeaseKeepAlive's received messages, and ETCD_GAUGES."""
     requests, gauges = {}, {}
-    with open(path) as f:
-        for line in f:
-            key, _, value = line.rpartition(" ")
-            method = key.split('grpc_method="', 1)[1].split('"', 1)[0] if 'grpc_method="' in key else ""
-            if key.startswith("grpc_server_handled_total{") and 'grpc_type="unary"' in key:
-                requests[method] = requests.get(method, 0.0) + float(value)
-            elif key.startswith("grpc_server_msg_received_total{") and method == "LeaseKeepAlive":
-                requests[method] = requests.get(method, 0.0) + float(value)
-            elif key in ETCD_GAUGES:
-                gauges[key] = float(value)
+    for key, value in samples(path):
+        method = key.split('grpc_method="', 1)[1].split('"', 1)[0] if 'grpc_method="' in key else ""
+        if key.startswith("grpc_server_handled_total{") and 'grpc_type="unary"' in key:
+            requests[method] = requests.get(method, 0.0) + value
+        elif key.startswith("grpc_server_msg_received_total{") and method == "LeaseKeepAlive":
+            requests[method] = requests.get(method, 0.0) + value
+        elif key in ETCD_GAUGES:
+            gauges[key] = value
     return requests, gauges
 
 
@@ -219,9 +228,8 @@ def etcd_request_rates(directory, start, end):
             t1 = int(f.read())
     except FileNotFoundError:
         return None
-    members = sorted({f.split(".")[0] for f in os.listdir(directory) if f.endswith("." + start)})
     rates, gauges = {}, {}
-    for member in members:
+    for member in members(directory, start):
         r0, _ = read_requests(os.path.join(directory, f"{member}.{start}"))
         r1, g1 = read_requests(os.path.join(directory, f"{member}.{end}"))
         for method, count in r1.items():
