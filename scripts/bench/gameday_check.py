@@ -16,7 +16,10 @@ client's requests and summary it decides:
   failed_at_crash    the client's failed requests due while a node whose JVM the cassandra_kill fault killed
                      was not yet convicted by every other node's failure detector (from a request timeout
                      before the kill: requests then in flight): coordinators send that node requests until
-                     then, and no agent step precedes or shortens a crash with no event (crash_windows)
+                     then, and no agent step precedes or shortens a crash with no event; and those that node
+                     coordinated in its first catch_up_min_s of CQL once started again, cold, as systemd
+                     restarts a crashed unit: the agent's binary hold keeps that span closed only for a node
+                     the agent starts (crash_windows)
 It prints each finding, the forced drains with the gate's reason, the faults applied, then the last line:
   seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N failed_at_crash=N
   impacts_at_hang=N
@@ -43,23 +46,35 @@ KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 FAILED_OUTCOMES = {"timeout", "failed", "unanswered"}  # a request sent and not answered; not missed, wrong, empty
 
 
-def crash_windows(actions, timeout_ms):
-    """(vm, first, last): the due instants of the requests each unannounced kill of a node's JVM can fail, from a
-    request timeout before the kill (requests in flight to it) to the player's node_convicted, when the last other
-    node's failure detector marked it down. A kill with no node_convicted after it has no window."""
+def crash_windows(actions, timeout_ms, hold_ms):
+    """(vm, first, last, coordinator): the due instants of the requests a kill of a node's JVM with no event can
+    fail, and through which coordinator (None: any).
+    The kill: from a request timeout before it (requests in flight to it) to the player's node_convicted, when the
+    last other node's failure detector marked it down; a kill with no node_convicted after it has no window.
+    The start after it: the requests the node coordinates in its first hold_ms of CQL (the player's node_cql_open),
+    a cold JVM that has just replayed its commit log. For a node the agent starts again, its binary hold keeps CQL
+    closed that long (catch_up_min_s, SPEC 3.10); a crashed node started as systemd restarts a unit opens CQL at
+    once, and no agent step comes before it."""
     windows = []
     for a in actions:
-        if a["action"] != "fault_applied" or a["fault"] != "cassandra_kill":
-            continue
-        convicted = next((c for c in actions if c["action"] == "node_convicted" and c["vm"] == a["vm"]
-                          and c["t_ms"] >= a["t_ms"]), None)
-        if convicted:
-            windows.append((a["vm"], a["t_ms"] - timeout_ms, convicted["t_convicted_ms"]))
+        if a["action"] == "fault_applied" and a["fault"] == "cassandra_kill":
+            convicted = next((c for c in actions if c["action"] == "node_convicted" and c["vm"] == a["vm"]
+                              and c["t_ms"] >= a["t_ms"]), None)
+            if convicted:
+                windows.append((a["vm"], a["t_ms"] - timeout_ms, convicted["t_convicted_ms"], None))
+        elif a["action"] == "node_cql_open":
+            windows.append((a["vm"], a["t_cql_ms"], a["t_cql_ms"] + hold_ms, a["address"]))
     return windows
 
 
-def at_crash(due_ms, outcome, windows):
-    return outcome in FAILED_OUTCOMES and any(first <= due_ms <= last for _, first, last in windows)
+def at_crash(due_ms, outcome, coordinator, windows):
+    return outcome in FAILED_OUTCOMES and any(first <= due_ms <= last and via in (None, coordinator)
+                                              for _, first, last, via in windows)
+
+
+def coordinator_of(parts):
+    """The coordinator's address of a requests line split into its fields ("-" when none)."""
+    return parts[5].rsplit(":", 1)[0] if len(parts) >= 6 else "-"
 
 
 def failed_at_crash(requests_path, windows):
@@ -67,9 +82,20 @@ def failed_at_crash(requests_path, windows):
     with open(requests_path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) >= 4 and at_crash(int(parts[0]), parts[3], windows):
+            if len(parts) >= 4 and at_crash(int(parts[0]), parts[3], coordinator_of(parts), windows):
                 n += 1
     return n
+
+
+def agents_catch_up_min_ms(logs):
+    """policy.catch_up_min_s of the agents' effective configuration (agent_started logs it), in ms; the game day
+    runs every agent with one."""
+    values = {line["config"]["policy"]["catch_up_min_s"] for lines in logs.values() for line in lines
+              if line.get("msg") == "agent_started"}
+    if len(values) != 1:
+        raise SystemExit(f"gameday_check: the agents' catch_up_min_s: expected one value in their agent_started "
+                         f"lines, found {sorted(values)}")
+    return values.pop() * 1000
 
 
 def hang_windows(actions):
@@ -248,11 +274,15 @@ def check(args):
         print(f"     {line}")
     for line in failure_causes(args, actions, impacts, logs):
         print(line)
-    windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000))
+    windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000), agents_catch_up_min_ms(logs))
     crash_failed = failed_at_crash(args.requests, windows)
-    for vm, first, last in windows:
-        print(f"   {vm}'s JVM killed with no event: requests due {hms(first)}-{hms(last)} can fail (a request timeout "
-              f"before the kill until every other node convicted it)")
+    for vm, first, last, via in windows:
+        if via is None:
+            print(f"   {vm}'s JVM killed with no event: requests due {hms(first)}-{hms(last)} can fail (a request "
+                  f"timeout before the kill until every other node convicted it)")
+        else:
+            print(f"   {vm}'s JVM started again after its kill: requests it coordinated due {hms(first)}-{hms(last)} "
+                  f"can fail (its first catch_up_min_s of CQL, which the agent's binary hold would have kept closed)")
     print(f"   failed at a crash: {crash_failed} of the client's {summary['failed']} failed requests")
     print(f"   impacts on a drain a JMX hang held (no approval before them): {len(held)}")
     for line in held:
@@ -305,7 +335,7 @@ def failure_causes(args, actions, impacts, logs, within_ms=60000):
             parts = line.split()
             if len(parts) < 6 or parts[3] == "ok":
                 continue
-            t, coordinator = int(parts[0]), parts[5].rsplit(":", 1)[0]
+            t, coordinator = int(parts[0]), coordinator_of(parts)
             ended = t + float(parts[2])
             vm = address_vm.get(coordinator, coordinator)
             near = [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
@@ -334,7 +364,7 @@ def draw(args, actions, impacts, approvals, logs, posted, tl, windows):
         for line in f:
             parts = line.split()
             if len(parts) >= 4:
-                requests.append((int(parts[0]), float(parts[2]), parts[3]))
+                requests.append((int(parts[0]), float(parts[2]), parts[3], coordinator_of(parts)))
     t0 = min([r[0] for r in requests] + [a["t_ms"] for a in actions])
     end = max([r[0] for r in requests] + [a["t_ms"] for a in actions])
 
@@ -343,8 +373,9 @@ def draw(args, actions, impacts, approvals, logs, posted, tl, windows):
     vms = sorted(set(tl.changes) | {f"vm{k}" for k in range(1, 7)}, key=lambda v: int(v[2:]))
     lane = {vm: i for i, vm in enumerate(vms)}
     files = collections.defaultdict(list)
-    for t, latency, outcome in requests:
-        kind = "ok" if outcome == "ok" else "failed_at_crash" if at_crash(t, outcome, windows) else "failed"
+    for t, latency, outcome, coordinator in requests:
+        crash = at_crash(t, outcome, coordinator, windows)
+        kind = "ok" if outcome == "ok" else "failed_at_crash" if crash else "failed"
         files[kind].append(f"{x(t):.3f} {max(latency, 1):.1f}")
     bands = {"draining": 0.4, "drained": 0.4, "down": 0.4, "impact": 0.25, "catching": 0.12}
 

@@ -33,10 +33,29 @@ KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 PR_SET_PDEATHSIG = 1
 # Gossiper's line when this node's failure detector convicts a peer (Cassandra logs in the machine's local time).
 DOWN_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) .*InetAddress /([0-9.]+):\d+ is now DOWN")
+# Server's line when a node opens its native transport.
+CQL_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) .*Starting listening for CQL clients on "
+                      r"[^/\s]*/([0-9.]+):\d+")
 
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+def first_line_since(path, pattern, address, since_ms):
+    """The instant (ms) of path's first line that pattern matches for address at or after since_ms, or None (a
+    Cassandra log: local time, milliseconds after a comma; pattern's groups 1-3 are those and the address)."""
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = pattern.search(line)
+                if m and m.group(3) == address:
+                    t = int(time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) * 1000) + int(m.group(2))
+                    if t >= since_ms:
+                        return t
+    except OSError:
+        pass
+    return None
 
 
 def die_with_parent():
@@ -168,7 +187,8 @@ class Rig:
 
     def node_start(self, vm, reason):
         """Started in the background (it returns once the node is UN in every view); without its native
-        transport when the VM's agent holds the node drained, as the unit's drop-in would."""
+        transport when the VM's agent holds the node drained, as the unit's drop-in would. True when the start
+        opens the native transport itself."""
         argv = [self.rig["cluster"], "start", self.rig["vms"][vm]["address"]]
         try:
             with open(os.path.join(self.rig["vms"][vm]["dir"], "state", "state.json")) as f:
@@ -177,7 +197,8 @@ class Rig:
         except (OSError, ValueError):
             pass
         self.act("node_starting", vm=vm, reason=reason, no_binary="--no-binary" in argv)
-        return self.run_background(argv, f"start of {vm}'s node", f"node-start-{vm}.log")
+        self.run_background(argv, f"start of {vm}'s node", f"node-start-{vm}.log")
+        return "--no-binary" not in argv
 
     def etcd_kill(self, member):
         p = self.etcd[member]
@@ -396,24 +417,21 @@ class Player:
         address = self.rig.rig["vms"][vm]["address"]
         by = {}
         for other, v in self.rig.rig["vms"].items():
-            if other == vm:
-                continue
-            by[other] = None
-            try:
-                with open(v["system_log"], errors="replace") as f:
-                    for line in f:
-                        m = DOWN_LINE.search(line)
-                        if m and m.group(3) == address:
-                            local = time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")
-                            t = int(time.mktime(local) * 1000) + int(m.group(2))
-                            if t >= since_ms:
-                                by[other] = t
-                                break
-            except OSError:
-                pass
+            if other != vm:
+                by[other] = first_line_since(v["system_log"], DOWN_LINE, address, since_ms)
         last = max([since_ms] + [t for t in by.values() if t is not None])
         self.rig.act("node_convicted", vm=vm, t_convicted_ms=last, by=by,
                      without_down_line=sorted(other for other, t in by.items() if t is None))
+
+    def cql_opened(self, vm, since_ms):
+        """Records when vm's node, started again after the cassandra_kill fault, opened its native transport: its
+        Cassandra log's "Starting listening for CQL clients" at or after since_ms. False until that line is
+        there."""
+        v = self.rig.rig["vms"][vm]
+        t = first_line_since(v["system_log"], CQL_LINE, v["address"], since_ms)
+        if t is not None:
+            self.rig.act("node_cql_open", vm=vm, t_cql_ms=t, address=v["address"])
+        return t is not None
 
     def play(self):
         r = self.rig
@@ -504,7 +522,10 @@ class Player:
             r.disk(fault["vm"], False)
         if kind == "cassandra_kill":
             self.sleep(fault["after_refused_event_s"])
-            r.node_start(fault["vm"], f"the end of episode {ep['index']}'s kill")
+            started_at = now_ms()
+            if r.node_start(fault["vm"], f"the end of episode {ep['index']}'s kill"):
+                self.wait(f"episode {ep['index']}: {fault['vm']}'s native transport open again",
+                          lambda: self.cql_opened(fault["vm"], started_at), 300)
         return ids
 
     def arm_agent_kill(self, ep, fault, ids):

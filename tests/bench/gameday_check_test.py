@@ -2,8 +2,10 @@
 """Unit test of the game day's crash accounting (SPEC 10, issue 41): the player records when every other node
 convicted a node whose JVM the cassandra_kill fault killed (gameday_player.py, Player.convicted, from their
 Cassandra logs), and the checker counts the client's failures due from a request timeout before that kill until
-then as failed_at_crash, every other failure as failed (gameday_check.py); an impact on a drain a JMX hang held
-counts as impacts_at_hang; a restarted etcd member that exits fails the run (gameday_player.py). No Cassandra, no client, no etcd.
+then as failed_at_crash, and those the node coordinates in its first catch_up_min_s of CQL once the player starts
+it again (Player.cql_opened), every other failure as failed (gameday_check.py); an impact on a drain a JMX hang held
+counts as impacts_at_hang; a restarted etcd member that exits fails the run (gameday_player.py). No Cassandra, no
+client, no etcd.
 Usage: gameday_check_test.py [unittest args]"""
 import os
 import sys
@@ -18,6 +20,8 @@ import gameday_player as player  # noqa: E402
 
 KILL_MS = 1_796_066_302_557
 TIMEOUT_MS = 2000
+HOLD_MS = 30_000
+OPEN_MS = KILL_MS + 120_000
 
 
 def kill(vm="vm1", t_ms=KILL_MS):
@@ -28,44 +32,69 @@ def convicted(vm="vm1", at_ms=KILL_MS + 5700, recorded_ms=KILL_MS + 9000):
     return {"t_ms": recorded_ms, "action": "node_convicted", "vm": vm, "t_convicted_ms": at_ms}
 
 
+def cql_open(vm="vm1", at_ms=OPEN_MS):
+    return {"t_ms": at_ms + 800, "action": "node_cql_open", "vm": vm, "t_cql_ms": at_ms, "address": "127.0.0.1"}
+
+
 class CrashWindows(unittest.TestCase):
     def test_a_kill_spans_a_timeout_before_it_to_the_last_conviction(self):
-        windows = check.crash_windows([kill(), convicted()], TIMEOUT_MS)
-        self.assertEqual(windows, [("vm1", KILL_MS - TIMEOUT_MS, KILL_MS + 5700)])
+        windows = check.crash_windows([kill(), convicted()], TIMEOUT_MS, HOLD_MS)
+        self.assertEqual(windows, [("vm1", KILL_MS - TIMEOUT_MS, KILL_MS + 5700, None)])
+
+    def test_the_start_after_it_spans_the_node_s_first_hold_of_cql_as_coordinator(self):
+        windows = check.crash_windows([kill(), convicted(), cql_open()], TIMEOUT_MS, HOLD_MS)
+        self.assertEqual(windows[1:], [("vm1", OPEN_MS, OPEN_MS + HOLD_MS, "127.0.0.1")])
 
     def test_a_kill_not_followed_by_its_conviction_has_no_window(self):
         stale = convicted(recorded_ms=KILL_MS - 60_000)  # an earlier kill's
-        self.assertEqual(check.crash_windows([stale, kill()], TIMEOUT_MS), [])
-        self.assertEqual(check.crash_windows([kill(), convicted(vm="vm2")], TIMEOUT_MS), [])
+        self.assertEqual(check.crash_windows([stale, kill()], TIMEOUT_MS, HOLD_MS), [])
+        self.assertEqual(check.crash_windows([kill(), convicted(vm="vm2")], TIMEOUT_MS, HOLD_MS), [])
 
     def test_other_faults_have_none(self):
         disk = {"t_ms": KILL_MS, "action": "fault_applied", "episode": 0, "fault": "disk_full", "vm": "vm1"}
-        self.assertEqual(check.crash_windows([disk, convicted()], TIMEOUT_MS), [])
+        self.assertEqual(check.crash_windows([disk, convicted()], TIMEOUT_MS, HOLD_MS), [])
+
+    def test_the_hold_is_the_agents_catch_up_min_s(self):
+        started = {"msg": "agent_started", "config": {"policy": {"catch_up_min_s": 30}}}
+        self.assertEqual(check.agents_catch_up_min_ms({"vm1": [started], "vm2": [{"msg": "x"}, started]}), 30_000)
+        other = {"msg": "agent_started", "config": {"policy": {"catch_up_min_s": 5}}}
+        for logs in ({"vm1": [started], "vm2": [other]}, {"vm1": []}):
+            with self.assertRaises(SystemExit):
+                check.agents_catch_up_min_ms(logs)
 
 
 class AtCrash(unittest.TestCase):
-    WINDOWS = [("vm1", KILL_MS - TIMEOUT_MS, KILL_MS + 5700)]
+    WINDOWS = [("vm1", KILL_MS - TIMEOUT_MS, KILL_MS + 5700, None), ("vm1", OPEN_MS, OPEN_MS + HOLD_MS, "127.0.0.1")]
 
     def test_unanswered_requests_due_in_the_window_are_the_crash_s(self):
         for due in (KILL_MS - TIMEOUT_MS, KILL_MS, KILL_MS + 5700):
             for outcome in ("timeout", "failed", "unanswered"):
-                self.assertTrue(check.at_crash(due, outcome, self.WINDOWS), (due, outcome))
+                self.assertTrue(check.at_crash(due, outcome, "127.0.0.3", self.WINDOWS), (due, outcome))
 
     def test_outside_the_window_or_not_a_failed_send_they_stay_failed(self):
         for due in (KILL_MS - TIMEOUT_MS - 1, KILL_MS + 5701):
-            self.assertFalse(check.at_crash(due, "timeout", self.WINDOWS), due)
+            self.assertFalse(check.at_crash(due, "timeout", "127.0.0.3", self.WINDOWS), due)
         for outcome in ("ok", "missed", "wrong", "empty"):  # the client starved, or a wrong answer: never a crash's
-            self.assertFalse(check.at_crash(KILL_MS, outcome, self.WINDOWS), outcome)
+            self.assertFalse(check.at_crash(KILL_MS, outcome, "127.0.0.3", self.WINDOWS), outcome)
+
+    def test_after_the_start_only_what_the_restarted_node_coordinates_is_the_crash_s(self):
+        for due in (OPEN_MS, OPEN_MS + HOLD_MS):
+            self.assertTrue(check.at_crash(due, "timeout", "127.0.0.1", self.WINDOWS), due)
+            self.assertFalse(check.at_crash(due, "timeout", "127.0.0.3", self.WINDOWS), due)
+        for due in (OPEN_MS - 1, OPEN_MS + HOLD_MS + 1):
+            self.assertFalse(check.at_crash(due, "timeout", "127.0.0.1", self.WINDOWS), due)
 
     def test_the_requests_file_is_counted(self):
         lines = [f"{KILL_MS + 400} read 2000.8 timeout OperationTimedOut 127.0.0.3:9042 0",
                  f"{KILL_MS + 400} write 3.1 ok - 127.0.0.3:9042 0",
                  f"{KILL_MS + 500} - 700.0 missed - - 700",
-                 f"{KILL_MS + 60_000} read 2000.5 timeout OperationTimedOut 127.0.0.6:9042 0"]
+                 f"{KILL_MS + 60_000} read 2000.5 timeout OperationTimedOut 127.0.0.6:9042 0",
+                 f"{OPEN_MS + 3000} read 2000.4 timeout OperationTimedOut 127.0.0.1:9042 0",
+                 f"{OPEN_MS + 3000} read 2000.4 timeout OperationTimedOut 127.0.0.6:9042 0"]
         with tempfile.NamedTemporaryFile("w", suffix=".requests", delete=False) as f:
             f.write("\n".join(lines) + "\n")
         try:
-            self.assertEqual(check.failed_at_crash(f.name, self.WINDOWS), 1)
+            self.assertEqual(check.failed_at_crash(f.name, self.WINDOWS), 2)
         finally:
             os.unlink(f.name)
 
@@ -100,7 +129,9 @@ def log_line(t_ms, address):
             f"is now DOWN\n")
 
 
-class Convicted(unittest.TestCase):
+class NodeLogs(unittest.TestCase):
+    """Three nodes' Cassandra logs in a temporary directory."""
+
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         self.vms = {f"vm{k}": {"address": f"127.0.0.{k}", "system_log": os.path.join(self.dir.name, f"node{k}.log")}
@@ -113,6 +144,8 @@ class Convicted(unittest.TestCase):
         with open(self.vms[vm]["system_log"], "w") as f:
             f.writelines(lines)
 
+
+class Convicted(NodeLogs):
     def convict(self):
         rig = FakeRig(self.vms)
         p = player.Player.__new__(player.Player)
@@ -139,6 +172,33 @@ class Convicted(unittest.TestCase):
         self.assertEqual(seen["without_down_line"], ["vm2", "vm3"])
         self.write("vm3", log_line(KILL_MS + 5700, "127.0.0.1"))
         self.assertEqual(self.convict()["t_convicted_ms"], KILL_MS + 5700)
+
+
+def cql_line(t_ms, address):
+    local = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t_ms // 1000))
+    return (f"INFO  [main] {local},{t_ms % 1000:03d} PipelineConfigurator.java:148 - Starting listening for CQL "
+            f"clients on /{address}:9042 (unencrypted)...\n")
+
+
+class CqlOpened(NodeLogs):
+    """The restarted node's CQL opens at its log's first "Starting listening for CQL clients" since its start."""
+
+    def opened(self):
+        rig = FakeRig(self.vms)
+        p = player.Player.__new__(player.Player)
+        p.rig = rig
+        return p.cql_opened("vm1", OPEN_MS - 20_000), rig.acted
+
+    def test_the_first_line_since_the_start_is_the_open(self):
+        self.write("vm1", cql_line(KILL_MS - 600_000, "127.0.0.1"),  # the start before the kill
+                   cql_line(OPEN_MS, "127.0.0.1"),
+                   cql_line(OPEN_MS + 90_000, "127.0.0.1"))  # an enablebinary later
+        self.assertEqual(self.opened(), (True, [{"action": "node_cql_open", "vm": "vm1", "t_cql_ms": OPEN_MS,
+                                                 "address": "127.0.0.1"}]))
+
+    def test_nothing_is_recorded_before_the_line(self):
+        self.write("vm1", cql_line(KILL_MS - 600_000, "127.0.0.1"))
+        self.assertEqual(self.opened(), (False, []))
 
 
 HANG_MS = KILL_MS + 600_000
