@@ -46,7 +46,7 @@ KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 FAILED_OUTCOMES = {"timeout", "failed", "unanswered"}  # a request sent and not answered; not missed, wrong, empty
 
 
-def crash_windows(actions, timeout_ms, hold_ms):
+def crash_windows(actions, timeout_ms, hold_ms, steps_ms):
     """(vm, first, last, coordinator): the due instants of the requests a kill of a node's JVM with no event can
     fail, and through which coordinator (None: any).
     The kill: from a request timeout before it (requests in flight to it) to the player's node_convicted, when the
@@ -54,7 +54,8 @@ def crash_windows(actions, timeout_ms, hold_ms):
     The start after it: the requests the node coordinates in its first hold_ms of CQL (the player's node_cql_open),
     a cold JVM that has just replayed its commit log. For a node the agent starts again, its binary hold keeps CQL
     closed that long (catch_up_min_s, SPEC 3.10); a crashed node started as systemd restarts a unit opens CQL at
-    once, and no agent step comes before it."""
+    once, and no agent step comes before it. So the window ends sooner, a request timeout before the first of
+    steps_ms (agent_steps_ms) after the open: a request in flight then may have failed by that step."""
     windows = []
     for a in actions:
         if a["action"] == "fault_applied" and a["fault"] == "cassandra_kill":
@@ -63,8 +64,18 @@ def crash_windows(actions, timeout_ms, hold_ms):
             if convicted:
                 windows.append((a["vm"], a["t_ms"] - timeout_ms, convicted["t_convicted_ms"], None))
         elif a["action"] == "node_cql_open":
-            windows.append((a["vm"], a["t_cql_ms"], a["t_cql_ms"] + hold_ms, a["address"]))
+            opened = a["t_cql_ms"]
+            last = min([opened + hold_ms] + [t - timeout_ms for t in steps_ms if t > opened])
+            windows.append((a["vm"], opened, last, a["address"]))
     return windows
+
+
+def agent_steps_ms(logs, impacts):
+    """The instants an agent began to take a node out or bring it back (drain_started, restore_started) and every
+    impact's start and end: what can fail requests besides a crash."""
+    steps = [log_ms(line["ts"]) for lines in logs.values() for line in lines
+             if line.get("msg") in ("drain_started", "restore_started")]
+    return sorted(steps + [r["t_ms"] for r in impacts])
 
 
 def at_crash(due_ms, outcome, coordinator, windows):
@@ -274,7 +285,8 @@ def check(args):
         print(f"     {line}")
     for line in failure_causes(args, actions, impacts, logs):
         print(line)
-    windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000), agents_catch_up_min_ms(logs))
+    windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000), agents_catch_up_min_ms(logs),
+                            agent_steps_ms(logs, impacts))
     crash_failed = failed_at_crash(args.requests, windows)
     for vm, first, last, via in windows:
         if via is None:
@@ -282,7 +294,8 @@ def check(args):
                   f"timeout before the kill until every other node convicted it)")
         else:
             print(f"   {vm}'s JVM started again after its kill: requests it coordinated due {hms(first)}-{hms(last)} "
-                  f"can fail (its first catch_up_min_s of CQL, which the agent's binary hold would have kept closed)")
+                  f"can fail (its first catch_up_min_s of CQL, which the agent's binary hold would have kept closed, "
+                  f"or until a request timeout before the next drain, restore or impact)")
     print(f"   failed at a crash: {crash_failed} of the client's {summary['failed']} failed requests")
     print(f"   impacts on a drain a JMX hang held (no approval before them): {len(held)}")
     for line in held:

@@ -38,21 +38,36 @@ def cql_open(vm="vm1", at_ms=OPEN_MS):
 
 class CrashWindows(unittest.TestCase):
     def test_a_kill_spans_a_timeout_before_it_to_the_last_conviction(self):
-        windows = check.crash_windows([kill(), convicted()], TIMEOUT_MS, HOLD_MS)
+        windows = check.crash_windows([kill(), convicted()], TIMEOUT_MS, HOLD_MS, [])
         self.assertEqual(windows, [("vm1", KILL_MS - TIMEOUT_MS, KILL_MS + 5700, None)])
 
     def test_the_start_after_it_spans_the_node_s_first_hold_of_cql_as_coordinator(self):
-        windows = check.crash_windows([kill(), convicted(), cql_open()], TIMEOUT_MS, HOLD_MS)
+        windows = check.crash_windows([kill(), convicted(), cql_open()], TIMEOUT_MS, HOLD_MS, [])
         self.assertEqual(windows[1:], [("vm1", OPEN_MS, OPEN_MS + HOLD_MS, "127.0.0.1")])
+
+    def test_an_agent_step_or_impact_after_the_open_ends_it_a_request_timeout_before(self):
+        steps = [OPEN_MS - 5000, OPEN_MS + 12_000, OPEN_MS + 20_000]  # one before the open does not count
+        windows = check.crash_windows([cql_open()], TIMEOUT_MS, HOLD_MS, steps)
+        self.assertEqual(windows, [("vm1", OPEN_MS, OPEN_MS + 12_000 - TIMEOUT_MS, "127.0.0.1")])
+
+    def test_the_steps_are_drains_restores_and_impacts(self):
+        def line(t_ms, msg):
+            return {"ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t_ms // 1000)) + f".{t_ms % 1000:03d}Z",
+                    "msg": msg}
+        logs = {"vm1": [line(OPEN_MS + 3000, "drain_started"), line(OPEN_MS + 1000, "event_seen")],
+                "vm2": [line(OPEN_MS + 2000, "restore_started")]}
+        impacts = [{"t_ms": OPEN_MS + 4000, "phase": "start"}, {"t_ms": OPEN_MS + 5000, "phase": "end"}]
+        self.assertEqual(check.agent_steps_ms(logs, impacts),
+                         [OPEN_MS + 2000, OPEN_MS + 3000, OPEN_MS + 4000, OPEN_MS + 5000])
 
     def test_a_kill_not_followed_by_its_conviction_has_no_window(self):
         stale = convicted(recorded_ms=KILL_MS - 60_000)  # an earlier kill's
-        self.assertEqual(check.crash_windows([stale, kill()], TIMEOUT_MS, HOLD_MS), [])
-        self.assertEqual(check.crash_windows([kill(), convicted(vm="vm2")], TIMEOUT_MS, HOLD_MS), [])
+        self.assertEqual(check.crash_windows([stale, kill()], TIMEOUT_MS, HOLD_MS, []), [])
+        self.assertEqual(check.crash_windows([kill(), convicted(vm="vm2")], TIMEOUT_MS, HOLD_MS, []), [])
 
     def test_other_faults_have_none(self):
         disk = {"t_ms": KILL_MS, "action": "fault_applied", "episode": 0, "fault": "disk_full", "vm": "vm1"}
-        self.assertEqual(check.crash_windows([disk, convicted()], TIMEOUT_MS, HOLD_MS), [])
+        self.assertEqual(check.crash_windows([disk, convicted()], TIMEOUT_MS, HOLD_MS, []), [])
 
     def test_the_hold_is_the_agents_catch_up_min_s(self):
         started = {"msg": "agent_started", "config": {"policy": {"catch_up_min_s": 30}}}
