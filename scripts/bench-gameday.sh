@@ -33,7 +33,7 @@ Usage: scripts/bench-gameday.sh [--seed N] [--events N] [--faults] [--backend no
   timeout before the kill until the last node's "is now DOWN", and those the node coordinates in its first
   catch_up_min_s of CQL once started again (cold, native transport on, as systemd restarts a crashed unit; the
   agent's binary hold keeps that span closed only for a node the agent starts) up to the next drain, restore or
-  impact, are counted apart, as failed_at_crash. No step
+  impact, and none if one was under way then, are counted apart, as failed_at_crash. No step
   reaches a node whose JMX or Jolokia hangs: an impact at NotBefore, with no approval, on a drain begun while
   the hang fault held it is counted apart too, as impacts_at_hang. The run is drawn (gnuplot) beside its log.
   --backend   the agents' cassandra.backend (SPEC 8.1): nodetool (default) or jolokia (the cluster started

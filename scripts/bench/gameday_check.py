@@ -19,7 +19,8 @@ client's requests and summary it decides:
                      then, and no agent step precedes or shortens a crash with no event; and those that node
                      coordinated in its first catch_up_min_s of CQL once started again, cold, as systemd
                      restarts a crashed unit: the agent's binary hold keeps that span closed only for a node
-                     the agent starts (crash_windows)
+                     the agent starts; cut short by a drain, restore or impact, and none when one was under way
+                     at the open (crash_windows)
 It prints each finding, the forced drains with the gate's reason, the faults applied, then the last line:
   seed=N events=N faults=N failed=N wrong=N lost=N impacts_undrained=N early_approvals=N failed_at_crash=N
   impacts_at_hang=N
@@ -46,7 +47,7 @@ KILL_TYPES = {"Reboot", "Redeploy", "Preempt", "Terminate"}
 FAILED_OUTCOMES = {"timeout", "failed", "unanswered"}  # a request sent and not answered; not missed, wrong, empty
 
 
-def crash_windows(actions, timeout_ms, hold_ms, steps_ms):
+def crash_windows(actions, timeout_ms, hold_ms, steps):
     """(vm, first, last, coordinator): the due instants of the requests a kill of a node's JVM with no event can
     fail, and through which coordinator (None: any).
     The kill: from a request timeout before it (requests in flight to it) to the player's node_convicted, when the
@@ -54,8 +55,9 @@ def crash_windows(actions, timeout_ms, hold_ms, steps_ms):
     The start after it: the requests the node coordinates in its first hold_ms of CQL (the player's node_cql_open),
     a cold JVM that has just replayed its commit log. For a node the agent starts again, its binary hold keeps CQL
     closed that long (catch_up_min_s, SPEC 3.10); a crashed node started as systemd restarts a unit opens CQL at
-    once, and no agent step comes before it. So the window ends sooner, a request timeout before the first of
-    steps_ms (agent_steps_ms) after the open: a request in flight then may have failed by that step."""
+    once, and no agent step comes before it. Any of steps (agent_steps: a drain, restore or impact, start to end)
+    that could have failed a request in that span takes it back: one under way at the open, or ended less than a
+    request timeout before it, leaves no window; one begun after it ends the window a request timeout before."""
     windows = []
     for a in actions:
         if a["action"] == "fault_applied" and a["fault"] == "cassandra_kill":
@@ -65,17 +67,36 @@ def crash_windows(actions, timeout_ms, hold_ms, steps_ms):
                 windows.append((a["vm"], a["t_ms"] - timeout_ms, convicted["t_convicted_ms"], None))
         elif a["action"] == "node_cql_open":
             opened = a["t_cql_ms"]
-            last = min([opened + hold_ms] + [t - timeout_ms for t in steps_ms if t > opened])
-            windows.append((a["vm"], opened, last, a["address"]))
+            if any(start <= opened and end > opened - timeout_ms for start, end in steps):
+                continue
+            last = min([opened + hold_ms] + [start - timeout_ms for start, _ in steps if start > opened])
+            if last >= opened:
+                windows.append((a["vm"], opened, last, a["address"]))
     return windows
 
 
-def agent_steps_ms(logs, impacts):
-    """The instants an agent began to take a node out or bring it back (drain_started, restore_started) and every
-    impact's start and end: what can fail requests besides a crash."""
-    steps = [log_ms(line["ts"]) for lines in logs.values() for line in lines
-             if line.get("msg") in ("drain_started", "restore_started")]
-    return sorted(steps + [r["t_ms"] for r in impacts])
+def agent_steps(logs, impacts):
+    """(start, end) of each step that can fail requests besides a crash, sorted: an agent's drain (drain_started to
+    its drain_completed or drain_failed, or the restore_started that cut it) and restore (restore_started to its
+    restore_completed or restore_failed, or the drain_started that cut it), and every impact that landed (the
+    hook's start to its end). A step with no end lasts to the end of the run."""
+    ends = {"drain_started": ("drain_completed", "drain_failed", "restore_started"),
+            "restore_started": ("restore_completed", "restore_failed", "drain_started")}
+    steps = []
+    for lines in logs.values():
+        marks = [(log_ms(line["ts"]), line["msg"]) for line in lines if line.get("msg") in
+                 ("drain_started", "drain_completed", "drain_failed", "restore_started", "restore_completed",
+                  "restore_failed")]
+        marks.sort()
+        for i, (t, msg) in enumerate(marks):
+            if msg in ends:
+                steps.append((t, next((u for u, m in marks[i + 1:] if m in ends[msg]), float("inf"))))
+    for r in impacts:
+        if r["phase"] == "start" and r.get("landed") is True:
+            steps.append((r["t_ms"], next((e["t_ms"] for e in impacts if e["phase"] == "end" and e["vm"] == r["vm"]
+                                           and e["event_id"] == r["event_id"] and e["t_ms"] >= r["t_ms"]),
+                                          float("inf"))))
+    return sorted(steps)
 
 
 def at_crash(due_ms, outcome, coordinator, windows):
@@ -286,7 +307,7 @@ def check(args):
     for line in failure_causes(args, actions, impacts, logs):
         print(line)
     windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000), agents_catch_up_min_ms(logs),
-                            agent_steps_ms(logs, impacts))
+                            agent_steps(logs, impacts))
     crash_failed = failed_at_crash(args.requests, windows)
     for vm, first, last, via in windows:
         if via is None:
@@ -296,6 +317,10 @@ def check(args):
             print(f"   {vm}'s JVM started again after its kill: requests it coordinated due {hms(first)}-{hms(last)} "
                   f"can fail (its first catch_up_min_s of CQL, which the agent's binary hold would have kept closed, "
                   f"or until a request timeout before the next drain, restore or impact)")
+    for a in actions:
+        if a["action"] == "node_cql_open" and not any(w[0] == a["vm"] and w[1] == a["t_cql_ms"] for w in windows):
+            print(f"   {a['vm']}'s JVM started again after its kill opened CQL at {hms(a['t_cql_ms'])} while a drain, "
+                  f"restore or impact was under way or had just ended: its failures stay failed")
     print(f"   failed at a crash: {crash_failed} of the client's {summary['failed']} failed requests")
     print(f"   impacts on a drain a JMX hang held (no approval before them): {len(held)}")
     for line in held:

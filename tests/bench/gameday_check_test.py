@@ -46,19 +46,37 @@ class CrashWindows(unittest.TestCase):
         self.assertEqual(windows[1:], [("vm1", OPEN_MS, OPEN_MS + HOLD_MS, "127.0.0.1")])
 
     def test_an_agent_step_or_impact_after_the_open_ends_it_a_request_timeout_before(self):
-        steps = [OPEN_MS - 5000, OPEN_MS + 12_000, OPEN_MS + 20_000]  # one before the open does not count
+        steps = [(OPEN_MS - 9000, OPEN_MS - TIMEOUT_MS),  # ended a request timeout before the open: no cause
+                 (OPEN_MS + 12_000, OPEN_MS + 14_000), (OPEN_MS + 20_000, float("inf"))]
         windows = check.crash_windows([cql_open()], TIMEOUT_MS, HOLD_MS, steps)
         self.assertEqual(windows, [("vm1", OPEN_MS, OPEN_MS + 12_000 - TIMEOUT_MS, "127.0.0.1")])
 
-    def test_the_steps_are_drains_restores_and_impacts(self):
+    def test_a_step_under_way_at_the_open_or_just_ended_leaves_no_window(self):
+        for step in [(OPEN_MS - 9000, OPEN_MS + 1), (OPEN_MS - 9000, float("inf")), (OPEN_MS, OPEN_MS + 500),
+                     (OPEN_MS - 9000, OPEN_MS - TIMEOUT_MS + 1)]:
+            self.assertEqual(check.crash_windows([cql_open()], TIMEOUT_MS, HOLD_MS, [step]), [], step)
+
+    def test_a_step_begun_within_a_request_timeout_after_the_open_leaves_none(self):
+        steps = [(OPEN_MS + TIMEOUT_MS - 1, OPEN_MS + 9000)]
+        self.assertEqual(check.crash_windows([cql_open()], TIMEOUT_MS, HOLD_MS, steps), [])
+
+    def test_the_steps_are_drains_restores_and_impacts_start_to_end(self):
         def line(t_ms, msg):
             return {"ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t_ms // 1000)) + f".{t_ms % 1000:03d}Z",
                     "msg": msg}
-        logs = {"vm1": [line(OPEN_MS + 3000, "drain_started"), line(OPEN_MS + 1000, "event_seen")],
-                "vm2": [line(OPEN_MS + 2000, "restore_started")]}
-        impacts = [{"t_ms": OPEN_MS + 4000, "phase": "start"}, {"t_ms": OPEN_MS + 5000, "phase": "end"}]
-        self.assertEqual(check.agent_steps_ms(logs, impacts),
-                         [OPEN_MS + 2000, OPEN_MS + 3000, OPEN_MS + 4000, OPEN_MS + 5000])
+        logs = {"vm1": [line(OPEN_MS + 3000, "drain_started"), line(OPEN_MS + 1000, "event_seen"),
+                        line(OPEN_MS + 6000, "drain_completed"), line(OPEN_MS + 9000, "restore_started")],
+                "vm2": [line(OPEN_MS + 2000, "restore_started"), line(OPEN_MS + 2500, "restore_failed"),
+                        line(OPEN_MS + 7000, "drain_started"), line(OPEN_MS + 8000, "restore_started")]}
+        impacts = [{"t_ms": OPEN_MS + 4000, "phase": "start", "vm": "vm3", "event_id": "A", "landed": True},
+                   {"t_ms": OPEN_MS + 5000, "phase": "end", "vm": "vm3", "event_id": "A"},
+                   {"t_ms": OPEN_MS + 4500, "phase": "start", "vm": "vm4", "event_id": "A", "landed": "absorbed"},
+                   {"t_ms": OPEN_MS + 4600, "phase": "start", "vm": "vm5", "event_id": "B", "landed": True}]
+        inf = float("inf")
+        self.assertEqual(check.agent_steps(logs, impacts),
+                         [(OPEN_MS + 2000, OPEN_MS + 2500), (OPEN_MS + 3000, OPEN_MS + 6000),
+                          (OPEN_MS + 4000, OPEN_MS + 5000), (OPEN_MS + 4600, inf), (OPEN_MS + 7000, OPEN_MS + 8000),
+                          (OPEN_MS + 8000, inf), (OPEN_MS + 9000, inf)])
 
     def test_a_kill_not_followed_by_its_conviction_has_no_window(self):
         stale = convicted(recorded_ms=KILL_MS - 60_000)  # an earlier kill's
