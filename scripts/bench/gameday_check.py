@@ -104,19 +104,24 @@ def at_crash(due_ms, outcome, coordinator, windows):
                                               for _, first, last, via in windows)
 
 
-def coordinator_of(parts):
-    """The coordinator's address of a requests line split into its fields ("-" when none)."""
-    return parts[5].rsplit(":", 1)[0] if len(parts) >= 6 else "-"
+Request = collections.namedtuple("Request", "due_ms latency_ms outcome coordinator")
 
 
-def failed_at_crash(requests_path, windows):
-    n = 0
-    with open(requests_path) as f:
+def read_requests(path):
+    """The client's requests file (availability_client.py: due ms, kind, latency ms, outcome, error, coordinator
+    host:port, ...), one Request a line; the coordinator's address is "-" when the line names none."""
+    requests = []
+    with open(path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) >= 4 and at_crash(int(parts[0]), parts[3], coordinator_of(parts), windows):
-                n += 1
-    return n
+            if len(parts) >= 4:
+                coordinator = parts[5].rsplit(":", 1)[0] if len(parts) >= 6 else "-"
+                requests.append(Request(int(parts[0]), float(parts[2]), parts[3], coordinator))
+    return requests
+
+
+def failed_at_crash(requests, windows):
+    return sum(at_crash(r.due_ms, r.outcome, r.coordinator, windows) for r in requests)
 
 
 def agents_catch_up_min_ms(logs):
@@ -304,11 +309,12 @@ def check(args):
     print(f"   forced drains (the gate refused; no approval): {len(forced)}")
     for line in forced:
         print(f"     {line}")
-    for line in failure_causes(args, actions, impacts, logs):
+    requests = read_requests(args.requests)
+    for line in failure_causes(requests, actions, impacts, logs):
         print(line)
     windows = crash_windows(actions, int(REQUEST_TIMEOUT_S * 1000), agents_catch_up_min_ms(logs),
                             agent_steps(logs, impacts))
-    crash_failed = failed_at_crash(args.requests, windows)
+    crash_failed = failed_at_crash(requests, windows)
     for vm, first, last, via in windows:
         if via is None:
             print(f"   {vm}'s JVM killed with no event: requests due {hms(first)}-{hms(last)} can fail (a request "
@@ -334,7 +340,7 @@ def check(args):
               "lost": summary["lost"], "impacts_undrained": undrained, "early_approvals": early,
               "failed_at_crash": crash_failed, "impacts_at_hang": len(held)}
     if args.picture:
-        draw(args, actions, impacts, approvals, logs, posted, tl, windows)
+        draw(args, requests, actions, impacts, approvals, logs, posted, tl, windows)
         print(f"   picture: {args.picture}")
     failing = ["wrong", "lost", "impacts_undrained", "early_approvals"]
     if not args.allow_client_failures:
@@ -346,7 +352,7 @@ def check(args):
     return 1 if bad else 0
 
 
-def failure_causes(args, actions, impacts, logs, within_ms=60000):
+def failure_causes(requests, actions, impacts, logs, within_ms=60000):
     """The client's failed requests by coordinator, each beside the last thing that happened to any node before
     it failed (from a minute before it was due until it was answered or timed out, so that an impact while it
     was in flight is its cause): a fault, an impact, a restore, a JVM started again or killed."""
@@ -368,18 +374,14 @@ def failure_causes(args, actions, impacts, logs, within_ms=60000):
     for v in marks.values():
         v.sort()
     causes = collections.Counter()
-    with open(args.requests) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) < 6 or parts[3] == "ok":
-                continue
-            t, coordinator = int(parts[0]), coordinator_of(parts)
-            ended = t + float(parts[2])
-            vm = address_vm.get(coordinator, coordinator)
-            near = [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
-                    if t - within_ms <= mt <= ended]
-            cause = max(near)[1] if near else "nothing within a minute"
-            causes[(vm, cause)] += 1
+    for r in requests:
+        if r.outcome == "ok":
+            continue
+        vm = address_vm.get(r.coordinator, r.coordinator)
+        near = [(mt, f"{other}: {what}") for other, ms in marks.items() for mt, what in ms
+                if r.due_ms - within_ms <= mt <= r.due_ms + r.latency_ms]
+        cause = max(near)[1] if near else "nothing within a minute"
+        causes[(vm, cause)] += 1
     if not causes:
         return []
     lines = ["   failed requests by coordinator, beside the last thing that happened to a node before them (60 s):"]
@@ -392,19 +394,13 @@ def hms(t_ms):
     return time.strftime("%H:%M:%S", time.localtime(t_ms / 1000)) + f".{t_ms % 1000:03d}"
 
 
-def draw(args, actions, impacts, approvals, logs, posted, tl, windows):
+def draw(args, requests, actions, impacts, approvals, logs, posted, tl, windows):
     """Writes the run's data beside the picture (PICTURE.d/) and draws it with gnuplot (pngcairo, or svg for a
     .svg name): the client's latency and failures on top, a lane per node below."""
     data = args.picture + ".d"
     os.makedirs(data, exist_ok=True)
-    requests = []
-    with open(args.requests) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 4:
-                requests.append((int(parts[0]), float(parts[2]), parts[3], coordinator_of(parts)))
-    t0 = min([r[0] for r in requests] + [a["t_ms"] for a in actions])
-    end = max([r[0] for r in requests] + [a["t_ms"] for a in actions])
+    t0 = min([r.due_ms for r in requests] + [a["t_ms"] for a in actions])
+    end = max([r.due_ms for r in requests] + [a["t_ms"] for a in actions])
 
     def x(t_ms):
         return (t_ms - t0) / 1000

@@ -117,7 +117,7 @@ class AtCrash(unittest.TestCase):
         for due in (OPEN_MS - 1, OPEN_MS + HOLD_MS + 1):
             self.assertFalse(check.at_crash(due, "timeout", "127.0.0.1", self.WINDOWS), due)
 
-    def test_the_requests_file_is_counted(self):
+    def test_the_requests_file_is_read_and_counted(self):
         lines = [f"{KILL_MS + 400} read 2000.8 timeout OperationTimedOut 127.0.0.3:9042 0",
                  f"{KILL_MS + 400} write 3.1 ok - 127.0.0.3:9042 0",
                  f"{KILL_MS + 500} - 700.0 missed - - 700",
@@ -127,9 +127,12 @@ class AtCrash(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".requests", delete=False) as f:
             f.write("\n".join(lines) + "\n")
         try:
-            self.assertEqual(check.failed_at_crash(f.name, self.WINDOWS), 2)
+            requests = check.read_requests(f.name)
         finally:
             os.unlink(f.name)
+        self.assertEqual(requests[0], check.Request(KILL_MS + 400, 2000.8, "timeout", "127.0.0.3"))
+        self.assertEqual(requests[2], check.Request(KILL_MS + 500, 700.0, "missed", "-"))
+        self.assertEqual(check.failed_at_crash(requests, self.WINDOWS), 2)
 
 
 class FailureCauses(unittest.TestCase):
@@ -140,8 +143,7 @@ class FailureCauses(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".requests", delete=False) as f:
             f.write("\n".join(lines) + "\n")
         try:
-            args = type("Args", (), {"requests": f.name})
-            out = check.failure_causes(args, [], [impact], {"vm3": []})
+            out = check.failure_causes(check.read_requests(f.name), [], [impact], {"vm3": []})
         finally:
             os.unlink(f.name)
         self.assertEqual(out[1:], ["         1 coordinated by vm3, after vm1: Preempt start",
