@@ -325,8 +325,8 @@ def check(args):
                   f"or until a request timeout before the next drain, restore or impact)")
     for a in actions:
         if a["action"] == "node_cql_open" and not any(w[0] == a["vm"] and w[1] == a["t_cql_ms"] for w in windows):
-            print(f"   {a['vm']}'s JVM started again after its kill opened CQL at {hms(a['t_cql_ms'])} while a drain, "
-                  f"restore or impact was under way or had just ended: its failures stay failed")
+            print(f"   {a['vm']}'s JVM started again after its kill opened CQL at {hms(a['t_cql_ms'])} with a drain, "
+                  f"restore or impact under way within a request timeout of it: its failures stay failed")
     print(f"   failed at a crash: {crash_failed} of the client's {summary['failed']} failed requests")
     print(f"   impacts on a drain a JMX hang held (no approval before them): {len(held)}")
     for line in held:
