@@ -59,6 +59,9 @@ class Core {
   // A drain's step the shell runs and has not answered (a drain step is never abandoned: nothing pre-empts
   // it).
   bool drain_step_in_flight() const { return step_in_flight_ && is_drain_step(*step_in_flight_); }
+  // A drain begun and not ended (a step out, or its event among drained_for with steps left): also after a
+  // start from a state file written mid-drain, before the document that resumes it.
+  bool drain_under_way() const;
   // A read-only call the core waits for: the gate's check, an awaited etcd admission.
   bool reads_in_flight() const { return safety_in_flight_ || admission_in_flight_; }
   // What this agent's member key says (SPEC 9): its phase and the upper-case EventIds it is drained for.

@@ -84,6 +84,15 @@ void Core::record_drain_duration(WallTime now) {
   drain_measured_from_.reset();
 }
 
+bool Core::drain_under_way() const {
+  if (drain_step_in_flight()) return true;
+  return std::any_of(
+      state_.node.drained_for.begin(), state_.node.drained_for.end(), [&](const std::string& key) {
+        const auto it = state_.events.find(key);
+        return it != state_.events.end() && !it->second.drain_complete && !it->second.drain_failed;
+      });
+}
+
 WallTime Core::forced_at(const EventRecord& rec) const {
   if (!rec.event.not_before) return rec.first_seen;  // no known impact time: the impact may come at once
   return *rec.event.not_before - policy_.unsafe_drain_lead;

@@ -183,7 +183,7 @@ asio::awaitable<void> Daemon::start_core(StateSource source) {
   execute(core_->start(info, clock_.now()));
   if (held_document_) execute(core_->on_document(*held_document_, clock_.now()));
   held_document_.reset();
-  maybe_refresh_schema("start");  // after the core: not beside a drain it resumed or began
+  maybe_refresh_schema("start");  // after the core: not while a drain it resumed or began is under way
   spawn(timer_loop(), "timer_loop");
   spawn(check_shutdown_announce(), "check_shutdown_announce");
 }

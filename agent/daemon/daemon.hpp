@@ -183,9 +183,9 @@ class Daemon {
   // AbandonReads: the reads in flight are killed, and their answers, when they come, are dropped.
   void abandon_reads();
   bool abandoned_since(std::uint64_t generation) const { return generation != reads_generation_; }
-  // While a drain's step runs, no read that can wait starts beside it (a schema refresh, a hints read), so
-  // that with nodetool its JVM does not share the cores with theirs.
-  bool drain_step_running() const { return core_ && core_->drain_step_in_flight(); }
+  // While a drain is under way, no read that can wait starts beside it (a schema refresh, a hints read), so
+  // that with nodetool its JVMs do not share the cores with theirs.
+  bool drain_under_way() const { return core_ && core_->drain_under_way(); }
   // AbandonStep: a restore's step in flight is ended (its process group killed, its request cancelled) and
   // its answer dropped.
   void abandon_step(Step step);

@@ -69,7 +69,7 @@ asio::awaitable<void> Daemon::publish_hints(bool catching_up) {
   if (hints_published_at_ != SteadyTime{} &&
       now < hints_published_at_ + hints_read_interval(config_.policy.catch_up_min_s))
     co_return;
-  if (drain_step_running()) co_return;  // the last published stands until the next watcher step
+  if (drain_under_way()) co_return;  // the last published stands until the next watcher step
   hints_published_at_ = now;
   auto hints = co_await node_->pending_hints();
   if (stopping_) co_return;

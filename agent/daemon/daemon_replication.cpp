@@ -255,12 +255,14 @@ asio::awaitable<Result<ReplicationSnapshot>> Daemon::read_schema() {
   co_return make_replication_snapshot(std::move(*cluster), *table);
 }
 
-// At most once per topology.schema_refresh_s (an attempt counts), never two at once, and not beside a drain's
-// step (issue 41: an emergency drain resumed at start-up ran its disablebinary beside the start's refresh,
-// five nodetool JVMs on two loaded cores, and did not finish before the impact). A trigger skipped for it
-// leaves the refresh due: the next trigger, or the next gate check (schema_for_check), reads it.
+// At most once per topology.schema_refresh_s (an attempt counts), never two at once, and not while a drain is
+// under way (issue 41: an emergency drain resumed at start-up ran its disablebinary beside the start's
+// refresh, five nodetool JVMs on two loaded cores, and did not finish before the impact; a drain resumed from
+// the state file has no step out until the first document, which may come after the start's trigger). A
+// trigger skipped for it leaves the refresh due: the next trigger, or the next gate check (schema_for_check),
+// reads it.
 void Daemon::maybe_refresh_schema(const char* why) {
-  if (refreshing_ || stopping_ || drain_step_running() ||
+  if (refreshing_ || stopping_ || drain_under_way() ||
       !schema_refresh_due(refresh_attempted_at_, std::chrono::steady_clock::now(),
                           config_.topology.schema_refresh_s))
     return;

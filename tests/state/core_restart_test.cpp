@@ -103,6 +103,27 @@ BOOST_AUTO_TEST_CASE(restart_mid_drain_resumes_at_the_next_step_without_repeatin
   BOOST_TEST(all_of<Approve>(a).size() == 1u);
 }
 
+// The shell starts no read that can wait while a drain is under way: after a start mid-drain that is so
+// before the document that resumes it, when no step is out yet (issue 41).
+BOOST_AUTO_TEST_CASE(a_drain_begun_before_the_restart_is_under_way_until_it_completes) {
+  Core first = started_core();
+  BOOST_TEST(!first.drain_under_way());
+  Driver d{first};
+  d.feed(doc(2, {{.type = "Freeze", .duration_s = 30}}));
+  first.on_timer(T0 + 15min - 30s);
+  first.on_safety({true, "ok", {}, {}}, T0 + 15min - 30s);
+  BOOST_TEST(first.drain_under_way(), "disablebinary is out");
+  first.on_step_done(Step::disable_binary, {true, false, ""}, T0 + 15min - 29s);
+  BOOST_TEST(first.drain_under_way(), "disablegossip is out");
+
+  Core again = started_core(test_policy(), first.state(), StateSource::loaded, "boot-1");
+  BOOST_TEST(again.drain_under_way(), "no step out, but disablegossip is left");
+  Driver d2{again, T0 + 15min - 20s};
+  const Actions a = d2.feed(doc(3, {{.type = "Freeze", .duration_s = 30}}));
+  BOOST_TEST((steps(a) == std::vector{Step::disable_gossip}));
+  BOOST_TEST(!again.drain_under_way(), "drained: nothing left to run");
+}
+
 // Killed while disablegossip ran: it took effect, but only disablebinary is persisted.
 BOOST_AUTO_TEST_CASE(a_step_done_but_not_persisted_is_adopted_from_the_node_at_start) {
   Core first = started_core();
