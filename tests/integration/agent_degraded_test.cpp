@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(a_jmx_hung_at_start_hides_no_event) {
 
 // Issue 41 (the game day, nodetool): an agent killed at an emergency drain's start and started again resumed
 // the drain with the start's schema refresh beside it, four more nodetool JVMs on two loaded cores, and its
-// disablegossip did not end before the impact. No read that can wait may run while a drain's step runs.
+// disablegossip did not end before the impact. No read that can wait may run while a drain is under way.
 // disablebinary and ring are slowed so that a refresh begun about the resumed drain would overlap it. The
 // started agent's first document comes half a request timeout late, after its start-up observation: the drain
 // it resumes has no step out when the start's refresh is asked (the order that CI's run at cf8a5ef hit).
